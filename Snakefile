@@ -1,0 +1,26 @@
+# colocate: rebuild the analyses of four papers on the Google cluster trace 2011.
+# See README.md; the stages live in workflow/rules/, the science in workflow/colocate/.
+from snakemake.utils import min_version, validate
+
+min_version("9.0")
+
+
+configfile: "config.yaml"
+
+
+# Types and enums first; workflow/rules/common.smk then fills sizes from the scale preset
+# and validates again with defaults.
+validate(config, "workflow/schemas/config.schema.yaml", set_default=False)
+
+
+include: "workflow/rules/common.smk"
+include: "workflow/rules/trace.smk"
+include: "workflow/rules/mapreduce.smk"
+include: "workflow/rules/realizations.smk"
+include: "workflow/rules/notebooks.smk"
+
+
+rule all:
+    input:
+        all_targets(),
+    default_target: True

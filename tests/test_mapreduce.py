@@ -1,0 +1,235 @@
+"""Map / reduce to per-task data: hand-computed filters and sharded == direct."""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from colocate import io, mapreduce, tasks, trace
+from colocate.tasks import TASK_KEY
+
+W = trace.WINDOW_US
+T0 = trace.TRACE_START_US
+
+
+def usage_rows(job, task, insts, avgs, start_window=0, machine=1):
+    n = len(insts)
+    return pl.DataFrame(
+        {
+            "start_time": [T0 + (start_window + k) * W for k in range(n)],
+            "end_time": [T0 + (start_window + k + 1) * W for k in range(n)],
+            "job_id": [job] * n,
+            "task_index": [task] * n,
+            "machine_id": [machine] * n,
+            "cpu_rate": avgs,
+            "canonical_memory_usage": [0.01] * n,
+            "maximum_cpu_rate": [max(a, i) for a, i in zip(avgs, insts)],
+            "sampled_cpu_usage": insts,
+        },
+        schema_overrides={"cpu_rate": pl.Float64, "sampled_cpu_usage": pl.Float64},
+    )
+
+
+def events_rows(job, task, types, priority=9, start=T0):
+    n = len(types)
+    return pl.DataFrame(
+        {
+            "time": [start + k for k in range(n)],
+            "job_id": [job] * n,
+            "task_index": [task] * n,
+            "machine_id": [1] * n,
+            "event_type": types,
+            "scheduling_class": [1] * n,
+            "priority": [priority] * n,
+            "cpu_request": [0.1] * n,
+            "memory_request": [0.05] * n,
+        }
+    )
+
+
+def constructed():
+    """Five tasks with a known fate (Janus & Rzadca §3.1)."""
+    usage = pl.concat(
+        [
+            usage_rows(1, 0, [0.1] * 30, [0.1] * 30),  # long, kept
+            usage_rows(1, 1, [0.2, 0.0, 0.4], [0.1, 1.7, 0.3]),  # short, kept, one avg>1 → inst 0.0
+            usage_rows(2, 0, [0.0] * 25, [0.05] * 25),  # all-zero inst → dropped
+            usage_rows(3, 0, [0.3] * 40, [0.3] * 40),  # failing (KILL) → dropped
+            usage_rows(4, 0, [0.5] * 5, [0.5] * 5),  # no task_events → dropped
+        ]
+    )
+    events = pl.concat(
+        [
+            events_rows(1, 0, [0, 1, 4]),
+            events_rows(1, 1, [0, 1, 4], priority=0),
+            events_rows(2, 0, [0, 1, 4]),
+            events_rows(3, 0, [0, 1, 5, 0, 1, 4]),
+        ]
+    )
+    return usage, events
+
+
+def test_reduce_on_constructed_input():
+    usage, events = constructed()
+    out = mapreduce.reduce_bucket(usage.drop("end_time"), mapreduce.map_task_events(events, 1).drop("bucket"))
+    counts = out["counts"].row(0, named=True)
+    assert counts == {
+        "tasks_with_usage": 5,
+        "no_task_events": 1,
+        "failing_dropped": 1,
+        "all_zero_dropped": 1,
+        "avg_above_one_replaced": 1,
+        "long": 1,
+        "short": 1,
+    }
+    stats = out["stats"]
+    assert stats.select(TASK_KEY).rows() == [(1, 0), (1, 1)]
+    short = stats.filter(pl.col("task_index") == 1).row(0, named=True)
+    # avg record 1.7 replaced by its inst value 0.0: avg = (0.1, 0.0, 0.3)
+    assert short["avg_mean"] == pytest.approx(0.4 / 3)
+    assert short["avg_std"] == pytest.approx(np.std([0.1, 0.0, 0.3]))
+    assert short["inst_mean"] == pytest.approx(0.2)
+    assert short["n_records"] == 3 and not short["is_long"] and short["priority"] == 0
+    long = stats.filter(pl.col("task_index") == 0).row(0, named=True)
+    assert long["is_long"] and long["n_records"] == 30 and long["inst_std"] == pytest.approx(0)
+    # the series holds the long task only, in time order; its histogram has all mass in bin 10
+    assert out["series"].select(TASK_KEY).unique().rows() == [(1, 0)]
+    assert out["series"]["start_time"].is_sorted()
+    hist = np.asarray(out["hist"]["inst_hist"].to_list())
+    assert hist.shape == (1, 100) and hist[0, 10] == pytest.approx(1.0) and hist.sum() == pytest.approx(1.0)
+
+
+def test_task_events_piece_fields():
+    _, events = constructed()
+    pieces = mapreduce.map_task_events(events, 4)
+    row = pieces.filter(pl.col("job_id") == 3).row(0, named=True)
+    assert row["failing"] and row["n_kill"] == 1 and row["n_schedule"] == 2 and row["n_finish"] == 1
+    assert row["first_schedule"] == T0 + 1 and row["last_event"] == T0 + 5
+    assert row["bucket"] == (3 * 1_000_003 + 0) % 4
+    assert not pieces.filter(pl.col("job_id") == 1)["failing"].any()
+
+
+@pytest.mark.parametrize("code", [2, 3, 5, 6])
+def test_each_failing_event_makes_a_task_failing(code):
+    pieces = mapreduce.map_task_events(events_rows(9, 9, [0, 1, code, 0, 1, 4]), 1)
+    assert pieces["failing"].to_list() == [True]
+
+
+@pytest.mark.parametrize("code", [0, 1, 4, 7, 8])
+def test_other_events_do_not(code):
+    assert mapreduce.map_task_events(events_rows(9, 9, [0, 1, code]), 1)["failing"].to_list() == [False]
+
+
+def test_long_threshold_is_inclusive():
+    recs = pl.concat([usage_rows(1, 0, [0.1] * 24, [0.1] * 24), usage_rows(1, 1, [0.1] * 23, [0.1] * 23)])
+    stats = tasks.task_statistics(recs)
+    assert stats["is_long"].to_list() == [True, False]
+
+
+def test_histogram_edges():
+    recs = usage_rows(1, 0, [0.0, 0.0099, 0.01, 0.995, 1.0], [0.1] * 5)
+    _, hist = tasks.inst_histograms(recs)
+    expected = np.zeros(100)
+    expected[[0, 1, 99]] = [0.4, 0.2, 0.4]  # 0 and 0.0099 → bin 0; 0.01 → bin 1; 0.995 and 1.0 → bin 99
+    np.testing.assert_allclose(hist[0], expected, atol=1e-7)
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.integers(0, 2**33), st.integers(0, 50_000), st.integers(1, 512))
+def test_bucket_is_stable_and_in_range(job, task, n):
+    df = pl.DataFrame({"job_id": [job], "task_index": [task]})
+    b = df.select(mapreduce.bucket_expr(n)).item()
+    assert 0 <= b < n and b == (job * 1_000_003 + task) % n
+
+
+def test_sampled_windows_per_day_and_deterministic():
+    w = mapreduce.sampled_windows(trace.TRACE_WINDOWS, 20, seed=3)
+    assert len(w) == 29 * 20 and len(np.unique(w)) == len(w)
+    assert np.all(np.bincount(w // 288) == 20)
+    np.testing.assert_array_equal(w, mapreduce.sampled_windows(trace.TRACE_WINDOWS, 20, seed=3))
+    assert not np.array_equal(w, mapreduce.sampled_windows(trace.TRACE_WINDOWS, 20, seed=4))
+
+
+def test_job_window_aggregates_hand_computed():
+    usage = pl.concat(
+        [
+            usage_rows(7, 0, [0.1, 0.1], [0.1, 0.3]),
+            usage_rows(7, 1, [0.1], [0.2]),
+            usage_rows(8, 0, [0.1], [0.5], start_window=1),
+        ]
+    )
+    _, jw, sampled = mapreduce.map_task_usage(usage, 2, np.array([1], dtype=np.int32))
+    w0 = jw.filter((pl.col("job_id") == 7) & (pl.col("window") == 0)).row(0, named=True)
+    assert w0["n_tasks"] == 2 and w0["cpu_sum"] == pytest.approx(0.3) and w0["mem_sum"] == pytest.approx(0.02)
+    assert w0["cpu_p10"] == pytest.approx(0.11) and w0["cpu_p90"] == pytest.approx(0.19)
+    assert jw.height == 3
+    assert sampled.select("window", *TASK_KEY).rows() == [(1, 7, 0), (1, 8, 0)]
+
+
+# ----------------------------------------------------------------------------- sharded == direct
+
+
+def random_trace(rng, n_jobs=40):
+    """A random trace with every case: failing, all-zero, avg > 1, long and short tasks."""
+    usage, events = [], []
+    for job in range(n_jobs):
+        job_id = int(rng.integers(1, 6_000_000_000))
+        for task in range(int(rng.integers(1, 6))):
+            n = int(rng.choice([3, 10, 30, 80]))
+            start = int(rng.integers(0, 200))
+            inst = rng.exponential(0.05, n).clip(0, 1)
+            if rng.random() < 0.1:
+                inst[:] = 0
+            avg = (inst + rng.normal(0, 0.01, n)).clip(0, None)
+            if rng.random() < 0.1:
+                avg[rng.integers(n)] = 1.3
+            usage.append(usage_rows(job_id, task, inst.round(4).tolist(), avg.round(4).tolist(), start))
+            types = [0, 1] + ([int(rng.choice([2, 3, 5, 6])), 0, 1] if rng.random() < 0.2 else []) + [4]
+            events.append(events_rows(job_id, task, types, priority=int(rng.integers(0, 12)), start=T0 + start * W))
+    usage = pl.concat(usage).sort("start_time")
+    events = pl.concat(events).sort("time")
+    return usage, events
+
+
+def shards_by_time(df, col, n):
+    edges = np.linspace(df[col].min(), df[col].max() + 1, n + 1)
+    return [df.filter((pl.col(col) >= edges[i]) & (pl.col(col) < edges[i + 1])) for i in range(n)]
+
+
+def test_sharded_bucketed_path_equals_direct(tmp_path):
+    rng = np.random.default_rng(11)
+    usage, events = random_trace(rng)
+    n_buckets = 5
+    # full path through files: write shards in the trace format, read them back, map, write bucketed Parquet
+    rec_files, piece_files = [], []
+    for i, part in enumerate(shards_by_time(usage, "start_time", 4)):
+        full = part.with_columns(pl.lit(None, dtype=pl.Float64).alias(c) for c in trace.column_names("task_usage") if c not in part.columns)
+        src = tmp_path / f"usage-{i}.csv.gz"
+        trace.write_table(full, src, "task_usage")
+        recs, _, _ = mapreduce.map_task_usage(trace.read_table(src, "task_usage", mapreduce.USAGE_COLUMNS), n_buckets, np.array([], np.int32))
+        rec_files.append(tmp_path / f"rec-{i}.parquet")
+        io.write_bucketed(recs, rec_files[-1])
+    for i, part in enumerate(shards_by_time(events, "time", 3)):
+        full = part.with_columns(pl.lit(None).alias(c) for c in trace.column_names("task_events") if c not in part.columns)
+        src = tmp_path / f"events-{i}.csv.gz"
+        trace.write_table(full, src, "task_events")
+        pieces = mapreduce.map_task_events(trace.read_table(src, "task_events", mapreduce.TASK_EVENT_COLUMNS), n_buckets)
+        piece_files.append(tmp_path / f"pieces-{i}.parquet")
+        io.write_bucketed(pieces, piece_files[-1])
+    outs = [mapreduce.reduce_bucket(io.read_bucket(rec_files, b), io.read_bucket(piece_files, b)) for b in range(n_buckets)]
+    sharded = pl.concat([o["stats"] for o in outs]).sort(TASK_KEY)
+    counts = pl.concat([o["counts"] for o in outs]).sum()
+
+    direct = mapreduce.reduce_bucket(usage.drop("end_time"), mapreduce.map_task_events(events, 1).drop("bucket"))
+    assert counts.equals(direct["counts"])
+    assert direct["counts"]["failing_dropped"].item() > 0 and direct["counts"]["all_zero_dropped"].item() > 0
+    assert direct["counts"]["avg_above_one_replaced"].item() > 0 and direct["counts"]["long"].item() > 0
+    expected = direct["stats"].sort(TASK_KEY)
+    assert sharded.select(TASK_KEY).equals(expected.select(TASK_KEY))
+    for col in ["n_records", "inst_mean", "inst_std", "avg_mean", "avg_std", "priority", "is_long"]:
+        np.testing.assert_allclose(sharded[col].to_numpy().astype(float), expected[col].to_numpy().astype(float), rtol=1e-9, atol=1e-12)
+    series = pl.concat([o["series"] for o in outs]).sort(*TASK_KEY, "start_time")
+    assert series.equals(direct["series"].sort(*TASK_KEY, "start_time"))

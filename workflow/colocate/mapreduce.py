@@ -1,0 +1,260 @@
+"""Map / reduce of trace shards to per-task data.
+
+*Map* runs once per shard and never needs another shard: task_events shards
+become pieces of the task table, task_usage shards become slim records, job ×
+window aggregates and the records of the sampled windows. Records and task
+pieces carry a ``bucket`` — a stable function of (job, task) — so that *reduce*
+runs once per bucket and sees every record and event of its tasks, whichever
+shards they came from. Memory per job is bounded by a shard or a bucket.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+
+from colocate.tasks import (
+    LONG_MIN_RECORDS,
+    TASK_KEY,
+    all_zero_tasks,
+    failing_expr,
+    fix_avg_above_one,
+    inst_histograms,
+    task_statistics,
+)
+from colocate.trace import TRACE_START_US, WINDOW_US, EventType
+
+#: Multiplier of the bucket hash; prime, and job IDs (< 2**33) times it stay below 2**63.
+_BUCKET_MULTIPLIER = 1_000_003
+
+#: Columns of task_usage kept by the map (Janus §3 and Beaumont §3–4 need no others).
+USAGE_COLUMNS = [
+    "start_time",
+    "end_time",
+    "job_id",
+    "task_index",
+    "machine_id",
+    "cpu_rate",
+    "canonical_memory_usage",
+    "maximum_cpu_rate",
+    "sampled_cpu_usage",
+]
+TASK_EVENT_COLUMNS = [
+    "time",
+    "job_id",
+    "task_index",
+    "machine_id",
+    "event_type",
+    "scheduling_class",
+    "priority",
+    "cpu_request",
+    "memory_request",
+]
+
+_EVENT_COUNT_COLUMNS = {e: f"n_{e.name.lower()}" for e in EventType}
+
+
+def bucket_expr(n_buckets: int) -> pl.Expr:
+    """Stable bucket of a task: ``(job_id · 1000003 + task_index) mod B``.
+
+    Plain integer arithmetic, so the assignment is the same in every polars
+    version and on every machine (unlike ``hash()``).
+    """
+    if n_buckets < 1:
+        raise ValueError(f"n_buckets must be ≥ 1, got {n_buckets}")
+    return ((pl.col("job_id") * _BUCKET_MULTIPLIER + pl.col("task_index")) % n_buckets).cast(pl.Int32).alias(
+        "bucket"
+    )
+
+
+def window_expr(time_col: str = "start_time") -> pl.Expr:
+    """Index of the 5-minute window containing ``time_col`` (window 0 starts at 600 s)."""
+    return ((pl.col(time_col) - TRACE_START_US) // WINDOW_US).cast(pl.Int32).alias("window")
+
+
+# ----------------------------------------------------------------------------- task events
+
+
+def map_task_events(events: pl.DataFrame, n_buckets: int) -> pl.DataFrame:
+    """One shard of task_events → task table pieces, one row per task seen in the shard.
+
+    Columns: key, ``bucket``, ``priority`` and ``scheduling_class`` (at the
+    task's first event), latest non-null ``cpu_request``/``memory_request``,
+    ``first_time``, ``first_schedule``, ``last_event``, ``failing`` (any EVICT,
+    FAIL, KILL or LOST: Janus §3.1) and one count column per event type.
+    """
+    by_time = pl.col("time")
+    counts = [(pl.col("event_type") == int(e)).sum().cast(pl.Int32).alias(name) for e, name in _EVENT_COUNT_COLUMNS.items()]
+    return (
+        events.group_by(TASK_KEY)
+        .agg(
+            by_time.min().alias("first_time"),
+            pl.col("priority").sort_by(by_time).first(),
+            pl.col("scheduling_class").sort_by(by_time).first(),
+            pl.col("cpu_request").sort_by(by_time).drop_nulls().last(),
+            pl.col("memory_request").sort_by(by_time).drop_nulls().last(),
+            by_time.filter(pl.col("event_type") == int(EventType.SCHEDULE)).min().alias("first_schedule"),
+            by_time.max().alias("last_event"),
+            failing_expr().any().alias("failing"),
+            *counts,
+        )
+        .with_columns(bucket_expr(n_buckets))
+        .sort("bucket", *TASK_KEY)
+    )
+
+
+def combine_task_pieces(pieces: pl.DataFrame) -> pl.DataFrame:
+    """Merge task table pieces of several shards into one row per task."""
+    count_cols = list(_EVENT_COUNT_COLUMNS.values())
+    return (
+        pieces.group_by(TASK_KEY)
+        .agg(
+            pl.col("first_time").min(),
+            pl.col("priority").sort_by("first_time").first(),
+            pl.col("scheduling_class").sort_by("first_time").first(),
+            pl.col("cpu_request").sort_by("last_event").drop_nulls().last(),
+            pl.col("memory_request").sort_by("last_event").drop_nulls().last(),
+            pl.col("first_schedule").min(),
+            pl.col("last_event").max(),
+            pl.col("failing").any(),
+            *[pl.col(c).sum() for c in count_cols],
+        )
+        .sort(TASK_KEY)
+    )
+
+
+# ----------------------------------------------------------------------------- task usage
+
+
+def sampled_windows(n_windows: int, per_day: int, seed: int) -> np.ndarray:
+    """Windows sampled for the CPU–memory analysis: ``per_day`` random windows per day (Beaumont §4.2).
+
+    Drawn independently for each day of 288 windows, sorted; the same seed gives the same windows.
+    """
+    per_day_windows = 24 * 60 // 5
+    rng = np.random.default_rng(seed)
+    chosen = []
+    for start in range(0, n_windows, per_day_windows):
+        size = min(per_day_windows, n_windows - start)
+        chosen.append(start + rng.choice(size, size=min(per_day, size), replace=False))
+    return np.sort(np.concatenate(chosen)).astype(np.int32) if chosen else np.empty(0, np.int32)
+
+
+def map_task_usage(
+    usage: pl.DataFrame, n_buckets: int, windows_to_sample: np.ndarray
+) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
+    """One shard of task_usage → (bucketed records, job × window aggregates, sampled-window records).
+
+    * records: the slim columns of :data:`USAGE_COLUMNS` plus ``bucket``, sorted by bucket, task, time;
+    * job × 5-minute-window aggregates (Beaumont §3, §4.3, §5): ``n_tasks``, ``n_records``,
+      ``cpu_sum``, ``mem_sum`` and the 10th/90th percentiles of task CPU;
+    * the records of the windows in ``windows_to_sample`` (Beaumont §4.2).
+    """
+    lf = usage.lazy().select(USAGE_COLUMNS).with_columns(window_expr())
+    records = (
+        lf.with_columns(bucket_expr(n_buckets))
+        .drop("window")
+        .sort("bucket", *TASK_KEY, "start_time")
+    )
+    job_windows = (
+        lf.group_by("job_id", "window")
+        .agg(
+            pl.col("task_index").n_unique().cast(pl.Int32).alias("n_tasks"),
+            pl.len().cast(pl.Int32).alias("n_records"),
+            pl.col("cpu_rate").sum().alias("cpu_sum"),
+            pl.col("canonical_memory_usage").sum().alias("mem_sum"),
+            pl.col("cpu_rate").quantile(0.1, "linear").alias("cpu_p10"),
+            pl.col("cpu_rate").quantile(0.9, "linear").alias("cpu_p90"),
+        )
+        .sort("window", "job_id")
+    )
+    sampled = (
+        lf.filter(pl.col("window").is_in(pl.Series(windows_to_sample, dtype=pl.Int32).implode()))
+        .select("window", *TASK_KEY, "machine_id", "cpu_rate", "canonical_memory_usage")
+        .sort("window", *TASK_KEY)
+    )
+    out = pl.collect_all([records, job_windows, sampled])
+    return out[0], out[1], out[2]
+
+
+# ----------------------------------------------------------------------------- reduce
+
+
+def reduce_bucket(
+    records: pl.DataFrame, task_pieces: pl.DataFrame, long_min_records: int = LONG_MIN_RECORDS
+) -> dict[str, pl.DataFrame]:
+    """All records and task pieces of one bucket → per-task data (Janus & Rzadca §3.1).
+
+    Drops tasks with no task_events (their failing status is unknown), failing
+    tasks and all-zero tasks; replaces avg > 1 by inst. Returns:
+
+    * ``stats``: per-task statistics of the kept tasks (:func:`task_statistics`) with
+      priority, scheduling class and requests;
+    * ``series``: time-ordered records (``start_time``, ``inst``, ``avg``,
+      ``machine_id``, ``memory``) of the kept *long* tasks;
+    * ``hist``: the 100-bin inst histograms of the kept long tasks (column ``inst_hist``);
+    * ``counts``: one row — tasks, no events, failing, all-zero dropped, avg>1 replaced, long, short.
+    """
+    tasks = combine_task_pieces(task_pieces)
+    usage_tasks = records.select(TASK_KEY).unique()
+    joined = records.join(tasks.select(*TASK_KEY, "failing"), on=TASK_KEY, how="left")
+    status = joined.group_by(TASK_KEY).agg(pl.col("failing").first())
+    n_no_events = status.filter(pl.col("failing").is_null()).height
+    n_failing = status.filter(pl.col("failing") == True).height  # noqa: E712 (polars expression)
+    kept = joined.filter(pl.col("failing") == False).drop("failing")  # noqa: E712
+    zero = all_zero_tasks(kept)
+    kept = kept.join(zero, on=TASK_KEY, how="anti")
+    kept, n_fixed = fix_avg_above_one(kept)
+
+    stats = task_statistics(kept, long_min_records).join(
+        tasks.select(*TASK_KEY, "priority", "scheduling_class", "cpu_request", "memory_request"),
+        on=TASK_KEY,
+        how="left",
+    )
+    long_keys = stats.filter("is_long").select(TASK_KEY)
+    long_records = kept.join(long_keys, on=TASK_KEY, how="semi").sort(*TASK_KEY, "start_time")
+    series = long_records.select(
+        *TASK_KEY,
+        "start_time",
+        pl.col("sampled_cpu_usage").alias("inst"),
+        pl.col("cpu_rate").alias("avg"),
+        "machine_id",
+        pl.col("canonical_memory_usage").alias("memory"),
+    )
+    keys, hist = inst_histograms(long_records)
+    hist_frame = keys.with_columns(pl.Series("inst_hist", hist, dtype=pl.Array(pl.Float32, hist.shape[1])))
+    n_long = long_keys.height
+    counts = pl.DataFrame(
+        {
+            "tasks_with_usage": [usage_tasks.height],
+            "no_task_events": [n_no_events],
+            "failing_dropped": [n_failing],
+            "all_zero_dropped": [zero.height],
+            "avg_above_one_replaced": [n_fixed],
+            "long": [n_long],
+            "short": [stats.height - n_long],
+        }
+    )
+    return {"stats": stats, "series": series, "hist": hist_frame, "counts": counts}
+
+
+COUNT_COLUMNS = [
+    "tasks_with_usage",
+    "no_task_events",
+    "failing_dropped",
+    "all_zero_dropped",
+    "avg_above_one_replaced",
+    "long",
+    "short",
+]
+
+
+def total_counts(per_bucket: pl.DataFrame) -> pl.DataFrame:
+    """Sum per-bucket counts into the Janus §3.1 table (one row per quantity, with shares)."""
+    sums = per_bucket.select([pl.col(c).sum() for c in COUNT_COLUMNS]).row(0, named=True)
+    total = max(sums["tasks_with_usage"], 1)
+    rows = [
+        {"quantity": k, "count": int(v), "share_of_tasks": (None if k == "avg_above_one_replaced" else v / total)}
+        for k, v in sums.items()
+    ]
+    return pl.DataFrame(rows, schema={"quantity": pl.String, "count": pl.Int64, "share_of_tasks": pl.Float64})

@@ -1,0 +1,90 @@
+"""Realizations of long tasks' CPU usage (Janus & Rzadca §3.1).
+
+For each of N sampled long tasks, R realizations are drawn from the task's
+empirical distribution X_i (resp. Y_i for 5-minute averages), under the
+time-invariance assumption of §3.1. Summing realizations of co-located tasks
+then gives samples of their total usage.
+
+Random streams: one seed gives three independent child streams (task choice,
+inst draws, avg draws). Draws are made row by row in C order, so writing the
+matrix in chunks of any size yields the same bytes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import numpy as np
+import polars as pl
+
+from colocate.tasks import TASK_KEY
+
+
+def streams(seed: int) -> tuple[np.random.Generator, np.random.Generator, np.random.Generator]:
+    """Independent generators for (task choice, inst draws, avg draws), all from ``seed``."""
+    choose, inst, avg = np.random.SeedSequence(seed).spawn(3)
+    return np.random.default_rng(choose), np.random.default_rng(inst), np.random.default_rng(avg)
+
+
+def choose_tasks(long_tasks: pl.DataFrame, n: int, rng: np.random.Generator) -> pl.DataFrame:
+    """Sample ``n`` distinct long tasks (the keys, in draw order) from ``long_tasks``.
+
+    The candidates are sorted by key first, so the sample does not depend on
+    the order in which buckets were concatenated.
+    """
+    if n < 1:
+        raise ValueError(f"number of tasks to sample must be ≥ 1, got {n}")
+    keys = long_tasks.select(TASK_KEY).unique().sort(TASK_KEY)
+    if keys.height < n:
+        raise ValueError(f"asked for {n} long tasks but the data has only {keys.height}")
+    idx = rng.choice(keys.height, size=n, replace=False)
+    return keys[idx]
+
+
+def draw(
+    values: np.ndarray, offsets: np.ndarray, n_realizations: int, rng: np.random.Generator, chunk_rows: int = 1024
+) -> Iterator[tuple[int, np.ndarray]]:
+    """Yield ``(first_row, block)`` of the realization matrix, ``block`` float32 of shape (rows, R).
+
+    Task ``j``'s records are ``values[offsets[j]:offsets[j+1]]``; each
+    realization picks one of them uniformly (sampling from the empirical
+    distribution). Chunking does not change the numbers.
+    """
+    offsets = np.asarray(offsets, dtype=np.int64)
+    lengths = np.diff(offsets)
+    if np.any(lengths < 1):
+        raise ValueError("every task needs at least one record")
+    n = lengths.size
+    for start in range(0, n, chunk_rows):
+        stop = min(start + chunk_rows, n)
+        u = rng.random((stop - start, n_realizations))
+        pick = offsets[start:stop, None] + np.minimum(
+            (u * lengths[start:stop, None]).astype(np.int64), lengths[start:stop, None] - 1
+        )
+        yield start, values[pick].astype(np.float32)
+
+
+def realize(values: np.ndarray, offsets: np.ndarray, n_realizations: int, rng: np.random.Generator) -> np.ndarray:
+    """The whole realization matrix in memory (small cases and tests)."""
+    out = np.empty((np.diff(offsets).size, n_realizations), dtype=np.float32)
+    for start, block in draw(values, offsets, n_realizations, rng):
+        out[start : start + block.shape[0]] = block
+    return out
+
+
+def series_arrays(series: pl.DataFrame, chosen: pl.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Concatenate the chosen tasks' inst and avg records in the order of ``chosen``.
+
+    Returns ``(inst_values, avg_values, offsets)`` for :func:`draw`.
+    """
+    order = chosen.with_row_index("_order")
+    rows = series.join(order, on=TASK_KEY, how="inner").sort("_order", "start_time")
+    lengths = rows.group_by("_order").len().sort("_order")
+    if lengths.height != chosen.height:
+        raise ValueError(f"{chosen.height - lengths.height} chosen task(s) have no series records")
+    offsets = np.concatenate([[0], np.cumsum(lengths["len"].to_numpy().astype(np.int64))])
+    return (
+        rows["inst"].to_numpy().astype(np.float64),
+        rows["avg"].to_numpy().astype(np.float64),
+        offsets,
+    )

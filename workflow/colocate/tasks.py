@@ -1,0 +1,102 @@
+"""Per-task data: the preprocessing of Janus & Rzadca §3.1 and per-task statistics.
+
+Notation (Janus & Rzadca §3): ``T_i`` is the number of usage records of task
+``i``; ``x_i(t)`` its instantaneous ("inst", the trace's *sampled CPU usage*)
+and ``y_i(t)`` its 5-minute average ("avg", the trace's *CPU rate*) usage.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+
+from colocate.trace import FAILING_EVENTS
+
+#: Tasks with at least this many 5-minute records (2 hours) are *long* (Janus §3.1).
+LONG_MIN_RECORDS = 24
+#: Histogram of inst usage: 100 bins of width 0.01 on [0, 1] (Janus §3.5).
+HIST_BINS = 100
+
+TASK_KEY = ["job_id", "task_index"]
+
+
+def failing_expr() -> pl.Expr:
+    """True for an event that makes its task *failing*: EVICT, FAIL, KILL or LOST (Janus §3.1)."""
+    return pl.col("event_type").is_in([int(e) for e in FAILING_EVENTS])
+
+
+def fix_avg_above_one(records: pl.DataFrame) -> tuple[pl.DataFrame, int]:
+    """Replace 5-minute averages above 1 by the same record's inst value (Janus §3.1).
+
+    CPU is normalised to the largest machine, so avg > 1 is a measurement error.
+    Returns the fixed records and the number of records replaced.
+    """
+    bad = pl.col("cpu_rate") > 1
+    n = int(records.select(bad.sum()).item() or 0)
+    fixed = records.with_columns(
+        pl.when(bad).then(pl.col("sampled_cpu_usage")).otherwise(pl.col("cpu_rate")).alias("cpu_rate")
+    )
+    return fixed, n
+
+
+def all_zero_tasks(records: pl.DataFrame) -> pl.DataFrame:
+    """Keys of tasks whose inst usage is zero (or missing) for their whole duration (Janus §3.1)."""
+    return (
+        records.group_by(TASK_KEY)
+        .agg((pl.col("sampled_cpu_usage").fill_null(0) != 0).any().alias("_nonzero"))
+        .filter(~pl.col("_nonzero"))
+        .select(TASK_KEY)
+    )
+
+
+def task_statistics(records: pl.DataFrame, long_min_records: int = LONG_MIN_RECORDS) -> pl.DataFrame:
+    """Per-task statistics of usage records (one row per task, sorted by key).
+
+    ``records`` has one row per task and 5-minute window with ``job_id``,
+    ``task_index``, ``cpu_rate`` (avg) and ``sampled_cpu_usage`` (inst).
+    Returns ``n_records`` (T_i), ``inst_mean``, ``inst_std``, ``avg_mean``,
+    ``avg_std`` (population std, ddof=0: the std of the empirical
+    distribution X_i that realizations are drawn from), ``inst_max`` and
+    ``is_long`` (T_i ≥ ``long_min_records``).
+    """
+    return (
+        records.group_by(TASK_KEY)
+        .agg(
+            pl.len().alias("n_records"),
+            pl.col("sampled_cpu_usage").mean().alias("inst_mean"),
+            pl.col("sampled_cpu_usage").std(ddof=0).alias("inst_std"),
+            pl.col("cpu_rate").mean().alias("avg_mean"),
+            pl.col("cpu_rate").std(ddof=0).alias("avg_std"),
+            pl.col("sampled_cpu_usage").max().alias("inst_max"),
+        )
+        .with_columns((pl.col("n_records") >= long_min_records).alias("is_long"))
+        .sort(TASK_KEY)
+    )
+
+
+def inst_histograms(records: pl.DataFrame, bins: int = HIST_BINS) -> tuple[pl.DataFrame, np.ndarray]:
+    """Histogram h_i of each task's inst usage, bins of width 1/bins on [0, 1] (Janus §3.5).
+
+    ``h_i[k] = |{t : k/bins ≤ x_i(t) < (k+1)/bins}| / T_i``; a value of exactly 1
+    falls in the last bin. Returns the task keys (sorted) and a float32 matrix
+    with one row per task.
+    """
+    binned = records.select(
+        *TASK_KEY,
+        (pl.col("sampled_cpu_usage").fill_null(0).clip(0, 1) * bins)
+        .floor()
+        .cast(pl.Int64)
+        .clip(0, bins - 1)
+        .alias("_bin"),
+    )
+    keys = binned.select(TASK_KEY).unique().sort(TASK_KEY).with_row_index("_row")
+    counts = (
+        binned.join(keys, on=TASK_KEY)
+        .group_by("_row", "_bin")
+        .len()
+    )
+    hist = np.zeros((keys.height, bins), dtype=np.float64)
+    np.add.at(hist, (counts["_row"].to_numpy(), counts["_bin"].to_numpy()), counts["len"].to_numpy())
+    totals = hist.sum(axis=1, keepdims=True)
+    hist = np.divide(hist, totals, out=np.zeros_like(hist), where=totals > 0)
+    return keys.drop("_row"), hist.astype(np.float32)

@@ -1,0 +1,96 @@
+# Shared plumbing: scale presets, shard lists, code digests, resources.
+import glob
+import hashlib
+import os
+from pathlib import Path
+
+import yaml
+from snakemake.utils import validate
+
+from colocate import trace as _trace
+
+
+report: "../report/workflow.rst"
+
+
+def _merge(preset, explicit):
+    """Preset values, overridden key by key by what the user set explicitly."""
+    out = dict(preset)
+    for key, value in explicit.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = _merge(out[key], value)
+        else:
+            out[key] = value
+    return out
+
+
+with open(Path(workflow.basedir) / "workflow" / "schemas" / "scales.yaml") as _fh:
+    _PRESETS = yaml.safe_load(_fh)
+_resolved = _merge(_PRESETS[config.get("scale", "default")], config)
+config.clear()
+config.update(_resolved)
+validate(config, "../schemas/config.schema.yaml", set_default=True)
+
+SOURCE = config["trace"]["source"]
+if SOURCE == "local" and not config["trace"]["path"]:
+    raise ValueError("config key trace.path: required when trace.source is 'local'")
+TRACE_ROOT = config["trace"]["path"] if SOURCE == "local" else f"resources/trace/{SOURCE}"
+BUCKETS = list(range(config["mapreduce"]["buckets"]))
+LIB = Path(workflow.basedir) / "workflow" / "colocate"
+
+
+def code_digest(*modules):
+    """Digest of library modules a rule runs, as a param: editing the science reruns what it feeds."""
+    h = hashlib.sha256()
+    for m in modules:
+        h.update((LIB / f"{m}.py").read_bytes())
+    return h.hexdigest()[:16]
+
+
+def synthetic_shard_counts():
+    counts = dict(config["synthetic"]["shards"])
+    counts["machine_events"] = 1
+    return counts
+
+
+def shard_stems(table):
+    """Shard file stems (part-NNNNN-of-MMMMM) of ``table`` that this run reads."""
+    if SOURCE == "synthetic":
+        n = synthetic_shard_counts()[table]
+        return [_trace.shard_name(i, n).removesuffix(".csv.gz") for i in range(n)]
+    if SOURCE == "google":
+        from colocate.download import select_shards
+
+        rel = select_shards(table, config["trace"]["shards"], 500)
+        return [Path(r).name.removesuffix(".csv.gz") for r in rel]
+    found = sorted(Path(p).name.removesuffix(".csv.gz") for p in glob.glob(f"{TRACE_ROOT}/{table}/part-*.csv.gz"))
+    sel = config["trace"]["shards"]
+    if table in _trace.SINGLE_FILE_TABLES or sel == "all":
+        return found
+    if isinstance(sel, int):
+        return found[:sel]
+    return [s for s in found if int(s.split("-")[1]) in set(sel)]
+
+
+def trace_file(table, stem):
+    return f"{TRACE_ROOT}/{table}/{stem}.csv.gz"
+
+
+def have_tables(*tables):
+    """True when every table has at least one shard; otherwise say which analyses are skipped."""
+    missing = [t for t in tables if not shard_stems(t)]
+    if missing:
+        logger.warning(f"colocate: no shards of {', '.join(missing)} under {TRACE_ROOT}; skipping what reads them")
+    return not missing
+
+
+def all_targets():
+    targets = []
+    if have_tables("task_events", "task_usage"):
+        targets += [
+            "results/tables/task_counts.csv",
+            "results/tasks/task_stats.parquet",
+            "results/realizations/tasks.parquet",
+            "results/notebooks/01_trace_and_tasks.ipynb",
+        ]
+    return targets

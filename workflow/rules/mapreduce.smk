@@ -1,0 +1,113 @@
+# Map (one job per shard) and reduce (one job per bucket) to per-task data (Janus & Rzadca §3.1).
+
+
+rule map_task_events:
+    input:
+        unpack(lambda wc: verified()),
+        shard=lambda wc: trace_file("task_events", wc.stem),
+    output:
+        "results/map/task_events/{stem}.parquet",
+    wildcard_constraints:
+        stem=STEM_RE,
+    params:
+        buckets=config["mapreduce"]["buckets"],
+        code=code_digest("mapreduce", "tasks", "trace", "io"),
+    log:
+        "logs/map_task_events/{stem}.log",
+    benchmark:
+        "benchmarks/map_task_events/{stem}.tsv"
+    threads: 2
+    resources:
+        mem_mb=lambda wc, input: 800 + 10 * int(input.size_mb),
+        runtime=10,
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/map_task_events.py"
+
+
+rule map_task_usage:
+    input:
+        unpack(lambda wc: verified()),
+        shard=lambda wc: trace_file("task_usage", wc.stem),
+    output:
+        records="results/map/task_usage/{stem}/records.parquet",
+        job_windows="results/map/task_usage/{stem}/job_windows.parquet",
+        sampled="results/map/task_usage/{stem}/sampled_windows.parquet",
+    wildcard_constraints:
+        stem=STEM_RE,
+    params:
+        buckets=config["mapreduce"]["buckets"],
+        windows_per_day=config["mapreduce"]["sampled_windows_per_day"],
+        seed=config["mapreduce"]["seed"],
+        code=code_digest("mapreduce", "tasks", "trace", "io"),
+    log:
+        "logs/map_task_usage/{stem}.log",
+    benchmark:
+        "benchmarks/map_task_usage/{stem}.tsv"
+    threads: 2
+    resources:
+        mem_mb=lambda wc, input: 800 + 8 * int(input.size_mb),
+        runtime=15,
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/map_task_usage.py"
+
+
+rule reduce_bucket:
+    input:
+        records=expand("results/map/task_usage/{stem}/records.parquet", stem=shard_stems("task_usage")),
+        pieces=expand("results/map/task_events/{stem}.parquet", stem=shard_stems("task_events")),
+    output:
+        stats="results/reduce/bucket-{bucket}/stats.parquet",
+        series="results/reduce/bucket-{bucket}/series.parquet",
+        hist="results/reduce/bucket-{bucket}/hist.parquet",
+        counts="results/reduce/bucket-{bucket}/counts.parquet",
+    wildcard_constraints:
+        bucket=r"\d+",
+    params:
+        long_min_records=config["mapreduce"]["long_min_records"],
+        code=code_digest("mapreduce", "tasks", "io"),
+    log:
+        "logs/reduce_bucket/{bucket}.log",
+    benchmark:
+        "benchmarks/reduce_bucket/{bucket}.tsv"
+    threads: 1
+    resources:
+        # a bucket holds ~1/B of all records; 40 bytes per record in memory, ×4 for the joins
+        mem_mb=lambda wc, input: 1000 + int(12 * input.size_mb / len(BUCKETS)),
+        runtime=30,
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/reduce_bucket.py"
+
+
+rule collect_tasks:
+    input:
+        stats=expand("results/reduce/bucket-{bucket}/stats.parquet", bucket=BUCKETS),
+        hist=expand("results/reduce/bucket-{bucket}/hist.parquet", bucket=BUCKETS),
+        counts=expand("results/reduce/bucket-{bucket}/counts.parquet", bucket=BUCKETS),
+    output:
+        stats="results/tasks/task_stats.parquet",
+        long="results/tasks/long_tasks.parquet",
+        counts=report(
+            "results/tables/task_counts.csv",
+            caption="../report/task_counts.rst",
+            category="Trace and tasks",
+        ),
+    log:
+        "logs/collect_tasks.log",
+    benchmark:
+        "benchmarks/collect_tasks.tsv"
+    threads: 1
+    resources:
+        mem_mb=lambda wc, input: 1000 + 4 * int(input.size_mb),
+        runtime=10,
+    params:
+        code=code_digest("mapreduce", "io"),
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/collect_tasks.py"

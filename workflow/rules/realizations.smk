@@ -1,0 +1,32 @@
+# N long tasks × R realizations of inst and avg usage (Janus & Rzadca §3.1), memory-mapped float32.
+
+
+rule sample_realizations:
+    input:
+        long="results/tasks/long_tasks.parquet",
+        series=expand("results/reduce/bucket-{bucket}/series.parquet", bucket=BUCKETS),
+    output:
+        inst="results/realizations/inst.npy",
+        avg="results/realizations/avg.npy",
+        tasks="results/realizations/tasks.parquet",
+    params:
+        n_tasks=config["realizations"]["n_tasks"],
+        n_realizations=config["realizations"]["n_realizations"],
+        seed=config["realizations"]["seed"],
+        chunk_tasks=config["realizations"]["chunk_tasks"],
+        code=code_digest("realizations", "io"),
+    log:
+        "logs/sample_realizations.log",
+    benchmark:
+        "benchmarks/sample_realizations.tsv"
+    threads: 1
+    resources:
+        # the chosen tasks' series plus one chunk of draws (float64 indices and values)
+        mem_mb=lambda wc, input: 1000
+        + int(2 * input.size_mb)
+        + config["realizations"]["chunk_tasks"] * config["realizations"]["n_realizations"] * 24 // 2**20,
+        runtime=60,
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/sample_realizations.py"

@@ -1,0 +1,14 @@
+"""Concatenate per-bucket statistics; the counts table of Janus & Rzadca §3.1."""
+import polars as pl
+
+from colocate import io, logs, mapreduce
+from colocate.tasks import TASK_KEY
+
+log = logs.to_file(snakemake.log[0])
+stats = pl.concat([pl.read_parquet(p) for p in snakemake.input.stats]).sort(TASK_KEY)
+hist = pl.concat([pl.read_parquet(p) for p in snakemake.input.hist]).sort(TASK_KEY)
+counts = mapreduce.total_counts(pl.concat([pl.read_parquet(p) for p in snakemake.input.counts]))
+io.write_parquet(stats, snakemake.output.stats)
+io.write_parquet(stats.filter("is_long").join(hist, on=TASK_KEY, how="left"), snakemake.output.long)
+counts.write_csv(snakemake.output.counts)
+log.info("%d tasks kept, %d long", stats.height, hist.height)

@@ -1,0 +1,9 @@
+"""Map one task_events shard to task table pieces, bucketed by task."""
+from colocate import io, logs, mapreduce, trace
+
+log = logs.to_file(snakemake.log[0])
+events = trace.read_table(snakemake.input.shard, "task_events", mapreduce.TASK_EVENT_COLUMNS)
+log.info("read %d events from %s", events.height, snakemake.input.shard)
+pieces = mapreduce.map_task_events(events, snakemake.params.buckets)
+io.write_bucketed(pieces, snakemake.output[0])
+log.info("wrote %d task pieces in %d buckets", pieces.height, snakemake.params.buckets)
