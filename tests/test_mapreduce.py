@@ -211,14 +211,14 @@ def test_sharded_bucketed_path_equals_direct(tmp_path):
         trace.write_table(full, src, "task_usage")
         recs, _, _ = mapreduce.map_task_usage(trace.read_table(src, "task_usage", mapreduce.USAGE_COLUMNS), n_buckets, np.array([], np.int32))
         rec_files.append(tmp_path / f"rec-{i}.parquet")
-        io.write_bucketed(recs, rec_files[-1])
+        io.write_bucketed(recs, rec_files[-1], n_buckets)
     for i, part in enumerate(shards_by_time(events, "time", 3)):
         full = part.with_columns(pl.lit(None).alias(c) for c in trace.column_names("task_events") if c not in part.columns)
         src = tmp_path / f"events-{i}.csv.gz"
         trace.write_table(full, src, "task_events")
         pieces = mapreduce.map_task_events(trace.read_table(src, "task_events", mapreduce.TASK_EVENT_COLUMNS), n_buckets)
         piece_files.append(tmp_path / f"pieces-{i}.parquet")
-        io.write_bucketed(pieces, piece_files[-1])
+        io.write_bucketed(pieces, piece_files[-1], n_buckets)
     outs = [mapreduce.reduce_bucket(io.read_bucket(rec_files, b), io.read_bucket(piece_files, b)) for b in range(n_buckets)]
     sharded = pl.concat([o["stats"] for o in outs]).sort(TASK_KEY)
     counts = pl.concat([o["counts"] for o in outs]).sum()

@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Sequence
 
 import polars as pl
-import pyarrow.parquet as pq
 
 
 def write_parquet(df: pl.DataFrame, path: str | Path) -> None:
@@ -22,22 +21,20 @@ def write_parquet(df: pl.DataFrame, path: str | Path) -> None:
     os.replace(tmp, path)
 
 
-def write_bucketed(df: pl.DataFrame, path: str | Path, column: str = "bucket") -> None:
-    """Write ``df`` sorted by ``column`` with one row group per bucket value.
+def write_bucketed(df: pl.DataFrame, path: str | Path, n_buckets: int, column: str = "bucket") -> None:
+    """Write ``df`` sorted by ``column`` in row groups of about one bucket each.
 
-    A reducer that filters on its bucket then reads one row group of each file
-    (row-group statistics prune the rest), so its memory is bounded by a bucket.
+    With rows/B rows per row group, a bucket spans at most two or three row
+    groups, and a reducer filtering on its bucket reads only those (row-group
+    statistics prune the rest): its memory is bounded by a bucket, not by the trace.
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
-    table = df.sort(column, maintain_order=True).to_arrow()
-    with pq.ParquetWriter(tmp, table.schema, compression="zstd") as writer:
-        if table.num_rows == 0:
-            writer.write_table(table)
-        else:
-            for part in df.sort(column, maintain_order=True).partition_by(column, maintain_order=True):
-                writer.write_table(part.to_arrow(), row_group_size=max(part.height, 1))
+    if not df[column].is_sorted():
+        df = df.sort(column, maintain_order=True)
+    row_group = max(1024, -(-df.height // max(n_buckets, 1)))
+    df.write_parquet(tmp, compression="zstd", statistics=True, row_group_size=row_group)
     os.replace(tmp, path)
 
 

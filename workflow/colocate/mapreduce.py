@@ -145,17 +145,12 @@ def map_task_usage(
 ) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
     """One shard of task_usage → (bucketed records, job × window aggregates, sampled-window records).
 
-    * records: the slim columns of :data:`USAGE_COLUMNS` plus ``bucket``, sorted by bucket, task, time;
+    * records: the slim columns of :data:`USAGE_COLUMNS` plus ``bucket``, grouped by bucket (file order within);
     * job × 5-minute-window aggregates (Beaumont §3, §4.3, §5): ``n_tasks``, ``n_records``,
       ``cpu_sum``, ``mem_sum`` and the 10th/90th percentiles of task CPU;
     * the records of the windows in ``windows_to_sample`` (Beaumont §4.2).
     """
     lf = usage.lazy().select(USAGE_COLUMNS).with_columns(window_expr())
-    records = (
-        lf.with_columns(bucket_expr(n_buckets))
-        .drop("window")
-        .sort("bucket", *TASK_KEY, "start_time")
-    )
     job_windows = (
         lf.group_by("job_id", "window")
         .agg(
@@ -173,6 +168,8 @@ def map_task_usage(
         .select("window", *TASK_KEY, "machine_id", "cpu_rate", "canonical_memory_usage")
         .sort("window", *TASK_KEY)
     )
+    # Records only need to be grouped by bucket: the reducer orders each task's series itself.
+    records = lf.drop("window").with_columns(bucket_expr(n_buckets)).sort("bucket", maintain_order=True)
     out = pl.collect_all([records, job_windows, sampled])
     return out[0], out[1], out[2]
 

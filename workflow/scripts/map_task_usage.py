@@ -7,7 +7,7 @@ log.info("read %d records from %s", usage.height, snakemake.input.shard)
 p = snakemake.params
 windows = mapreduce.sampled_windows(trace.TRACE_WINDOWS, p.windows_per_day, p.seed)
 records, job_windows, sampled = mapreduce.map_task_usage(usage, p.buckets, windows)
-io.write_bucketed(records, snakemake.output.records)
+io.write_bucketed(records, snakemake.output.records, p.buckets)
 io.write_parquet(job_windows, snakemake.output.job_windows)
 io.write_parquet(sampled, snakemake.output.sampled)
 log.info("wrote %d records, %d job-windows, %d sampled records", records.height, job_windows.height, sampled.height)
