@@ -13,6 +13,9 @@ configfile: "config.yaml"
 validate(config, "workflow/schemas/config.schema.yaml", set_default=False)
 
 
+report: "workflow/report/workflow.rst"
+
+
 include: "workflow/rules/common.smk"
 include: "workflow/rules/trace.smk"
 include: "workflow/rules/mapreduce.smk"

@@ -10,8 +10,6 @@ from snakemake.utils import validate
 from colocate import trace as _trace
 
 
-report: "../report/workflow.rst"
-
 
 def _merge(preset, explicit):
     """Preset values, overridden key by key by what the user set explicitly."""
@@ -40,7 +38,7 @@ LIB = Path(workflow.basedir) / "workflow" / "colocate"
 
 
 def code_digest(*modules):
-    """Digest of library modules a rule runs, as a param: editing the science reruns what it feeds."""
+    """Digest of the library modules a job runs (a param), so that editing the science reruns what it feeds."""
     h = hashlib.sha256()
     for m in modules:
         h.update((LIB / f"{m}.py").read_bytes())
@@ -82,6 +80,23 @@ def have_tables(*tables):
     if missing:
         logger.warning(f"colocate: no shards of {', '.join(missing)} under {TRACE_ROOT}; skipping what reads them")
     return not missing
+
+
+TABLE_RE = "job_events|task_events|task_usage|machine_events|machine_attributes|task_constraints"
+STEM_RE = r"part-\d{5}-of-\d{5}"
+
+
+def synthetic_outputs():
+    return [
+        trace_file(table, stem)
+        for table in synthetic_shard_counts()
+        for stem in shard_stems(table)
+    ]
+
+
+def verified():
+    """Map jobs on a local copy wait for its SHA256SUM check; synthetic and downloaded shards are checked already."""
+    return {"verified": "results/trace/verified.tsv"} if SOURCE == "local" else {}
 
 
 def all_targets():

@@ -1,16 +1,5 @@
 # The trace: synthesized (default), downloaded from the public bucket, or read from a local copy.
 
-TABLE_RE = "job_events|task_events|task_usage|machine_events|machine_attributes|task_constraints"
-STEM_RE = r"part-\d{5}-of-\d{5}"
-
-
-def synthetic_outputs():
-    return [
-        trace_file(table, stem)
-        for table in synthetic_shard_counts()
-        for stem in shard_stems(table)
-    ]
-
 
 rule synthesize_trace:
     output:
@@ -104,8 +93,3 @@ rule verify_local_trace:
         "../../environment.yml"
     script:
         "../scripts/verify_local_trace.py"
-
-
-def verified():
-    """Map jobs on a local copy wait for its SHA256SUM check; synthetic and downloaded shards are checked already."""
-    return {"verified": "results/trace/verified.tsv"} if SOURCE == "local" else {}
