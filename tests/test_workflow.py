@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -19,7 +20,9 @@ pytestmark = pytest.mark.workflow
 
 def snakemake(workdir: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
     cmd = [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "-d", str(workdir), "--cores", "2", *args]
-    res = subprocess.run(cmd, capture_output=True, text=True, cwd=workdir)
+    # the notebook directive calls jupyter-nbconvert: the interpreter's bin directory must be on PATH
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    res = subprocess.run(cmd, capture_output=True, text=True, cwd=workdir, env=env)
     if check and res.returncode != 0:
         raise AssertionError(f"snakemake {' '.join(args)} failed:\n{res.stdout[-4000:]}\n{res.stderr[-6000:]}")
     return res
