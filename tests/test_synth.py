@@ -36,7 +36,7 @@ TINY = {
 SEED = 11
 KEY = ["job_id", "task_index"]
 HASH_RE = re.compile(r"^[A-Za-z0-9+/]{43}=$")
-REAL = Path("/work/shared/data/google-2011-sample")
+REAL = Path(__file__).resolve().parents[2] / "shared" / "data" / "google-2011-sample"
 
 
 @pytest.fixture(scope="module")
