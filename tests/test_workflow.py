@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import functools
+import hashlib
+import http.server
 import os
 import re
 import shutil
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -108,3 +112,94 @@ def test_invalid_config_is_rejected_naming_the_key(tmp_path, sections, key):
     assert res.returncode != 0
     assert key in res.stdout + res.stderr
     assert not (tmp_path / "results").exists() and not (tmp_path / "resources").exists()
+
+
+# ----------------------------------------------------------------------------- other trace sources
+
+
+def copy_bucket(src: Path, dest: Path, rename_to_500: bool) -> None:
+    """The tiny synthetic trace as a bucket; optionally with the real bucket's part-NNNNN-of-00500 names."""
+    lines = []
+    for table in ("task_events", "task_usage", "machine_events"):
+        for shard in sorted((src / table).glob("part-*.csv.gz")):
+            name = shard.name
+            if rename_to_500 and table != "machine_events":
+                name = re.sub(r"-of-\d{5}", "-of-00500", name)
+            (dest / table).mkdir(parents=True, exist_ok=True)
+            shutil.copy(shard, dest / table / name)
+            lines.append(f"{hashlib.sha256(shard.read_bytes()).hexdigest()}  {table}/{name}\n")
+    (dest / "SHA256SUM").write_text("".join(lines))
+
+
+def test_local_source_verifies_and_runs(tiny_run, tmp_path):
+    copy_bucket(tiny_run / "resources/trace/synthetic", tmp_path / "copy", rename_to_500=False)
+    work = tmp_path / "w"
+    work.mkdir()
+    write_config(work, trace={"source": "local", "path": str(tmp_path / "copy")}, realizations={"n_tasks": 50})
+    snakemake(work)
+    verified = pl.read_csv(work / "results/trace/verified.tsv", separator="\t")
+    assert verified.height == 5 and (verified["status"] == "ok").all()
+    # same trace, same per-task statistics as the synthetic run
+    a = pl.read_parquet(work / "results/tasks/task_stats.parquet")
+    b = pl.read_parquet(tiny_run / "results/tasks/task_stats.parquet")
+    assert a.equals(b)
+
+
+def test_local_source_with_a_corrupt_shard_fails_naming_it(tiny_run, tmp_path):
+    copy_bucket(tiny_run / "resources/trace/synthetic", tmp_path / "copy", rename_to_500=False)
+    bad = tmp_path / "copy/task_usage/part-00001-of-00003.csv.gz"
+    bad.write_bytes(bad.read_bytes()[:-100] + b"\0" * 100)
+    work = tmp_path / "w"
+    work.mkdir()
+    write_config(work, trace={"source": "local", "path": str(tmp_path / "copy")})
+    res = snakemake(work, check=False)
+    assert res.returncode != 0
+    assert "task_usage/part-00001-of-00003.csv.gz" in (work / "logs/verify_local_trace.log").read_text() + res.stderr
+    assert not (work / "results/tasks").exists()
+
+
+def test_local_source_without_task_usage_skips_with_a_message(tiny_run, tmp_path):
+    copy_bucket(tiny_run / "resources/trace/synthetic", tmp_path / "copy", rename_to_500=False)
+    shutil.rmtree(tmp_path / "copy/task_usage")
+    work = tmp_path / "w"
+    work.mkdir()
+    write_config(work, trace={"source": "local", "path": str(tmp_path / "copy")})
+    res = snakemake(work, "-n")
+    assert "no shards of task_usage" in res.stdout + res.stderr
+    assert planned_rules(work) <= {"all"}  # nothing reads a missing table; the run still succeeds
+
+
+@pytest.fixture
+def http_bucket(tiny_run, tmp_path):
+    """The tiny trace served as the public bucket from 127.0.0.1 (shut down after the test)."""
+    root = tmp_path / "bucket"
+    copy_bucket(tiny_run / "resources/trace/synthetic", root, rename_to_500=True)
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(root))
+    handler.log_message = lambda *a, **k: None
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+    thread.join(5)
+
+
+def test_google_source_downloads_verified_shards(tiny_run, http_bucket, tmp_path):
+    work = tmp_path / "w"
+    work.mkdir()
+    write_config(
+        work,
+        trace={"source": "google", "url": http_bucket, "shards": [0, 1], "retries": 2, "backoff": 0.01},
+        realizations={"n_tasks": 50},
+    )
+    snakemake(work)
+    got = sorted(p.relative_to(work / "resources/trace/google").as_posix() for p in (work / "resources/trace/google").rglob("*.csv.gz"))
+    assert got == [
+        "task_events/part-00000-of-00500.csv.gz",
+        "task_events/part-00001-of-00500.csv.gz",
+        "task_usage/part-00000-of-00500.csv.gz",
+        "task_usage/part-00001-of-00500.csv.gz",
+    ]
+    assert not list((work / "resources/trace/google").rglob("*.part"))
+    assert np.load(work / "results/realizations/inst.npy", mmap_mode="r").shape == (50, 500)
