@@ -9,7 +9,12 @@ log = logs.to_file(snakemake.log[0])
 p = snakemake.params
 choose, inst_rng, avg_rng = rz.streams(p.seed)
 chosen = rz.choose_tasks(pl.read_parquet(snakemake.input.long), p.n_tasks, choose)
-series = pl.scan_parquet(snakemake.input.series).join(chosen.lazy(), on=TASK_KEY, how="semi").collect()
+series = (
+    pl.scan_parquet(snakemake.input.series)
+    .select(*TASK_KEY, "start_time", "inst", "avg")
+    .join(chosen.lazy(), on=TASK_KEY, how="semi")
+    .collect()
+)
 inst, avg, offsets = rz.series_arrays(series, chosen)
 for name, values, rng in (("inst", inst, inst_rng), ("avg", avg, avg_rng)):
     out = np.lib.format.open_memmap(snakemake.output[name], mode="w+", dtype=np.float32, shape=(chosen.height, p.n_realizations))
