@@ -21,6 +21,7 @@ include: "workflow/rules/trace.smk"
 include: "workflow/rules/mapreduce.smk"
 include: "workflow/rules/realizations.smk"
 include: "workflow/rules/notebooks.smk"
+include: "workflow/rules/summary.smk"
 
 
 rule all:

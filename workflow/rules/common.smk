@@ -74,11 +74,20 @@ def trace_file(table, stem):
     return f"{TRACE_ROOT}/{table}/{stem}.csv.gz"
 
 
+# `rule all` and results/summary.md are built from what each stage registers, with the trace
+# tables it reads: TARGETS.append((tables, [paths])) and SUMMARY_PARTS.append((tables, path)).
+TARGETS = []
+SUMMARY_PARTS = []
+_WARNED = set()
+
+
 def have_tables(*tables):
-    """True when every table has at least one shard; otherwise say which analyses are skipped."""
+    """True when every table has at least one shard; otherwise say (once) what is skipped."""
     missing = [t for t in tables if not shard_stems(t)]
-    if missing:
-        logger.warning(f"colocate: no shards of {', '.join(missing)} under {TRACE_ROOT}; skipping what reads them")
+    for t in missing:
+        if t not in _WARNED:
+            _WARNED.add(t)
+            logger.warning(f"colocate: no shards of {t} under {TRACE_ROOT}; skipping what reads them")
     return not missing
 
 
@@ -99,13 +108,12 @@ def verified():
     return {"verified": "results/trace/verified.tsv"} if SOURCE == "local" else {}
 
 
+def summary_parts():
+    return [path for tables, path in SUMMARY_PARTS if have_tables(*tables)]
+
+
 def all_targets():
-    targets = []
-    if have_tables("task_events", "task_usage"):
-        targets += [
-            "results/tables/task_counts.csv",
-            "results/tasks/task_stats.parquet",
-            "results/realizations/tasks.parquet",
-            "results/notebooks/01_trace_and_tasks.ipynb",
-        ]
+    targets = [path for tables, paths in TARGETS if have_tables(*tables) for path in paths]
+    if summary_parts():
+        targets.append("results/summary.md")
     return targets

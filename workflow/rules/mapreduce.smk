@@ -1,5 +1,13 @@
 # Map (one job per shard) and reduce (one job per bucket) to per-task data (Janus & Rzadca §3.1).
 
+TARGETS.append(
+    (
+        ("task_events", "task_usage"),
+        ["results/tables/task_counts.csv", "results/tasks/task_stats.parquet", "results/tasks/long_tasks.parquet"],
+    )
+)
+SUMMARY_PARTS.append((("task_events", "task_usage"), "results/summary/tasks.csv"))
+
 
 rule map_task_events:
     input:
@@ -97,6 +105,7 @@ rule collect_tasks:
             caption="../report/task_counts.rst",
             category="Trace and tasks",
         ),
+        summary="results/summary/tasks.csv",
     log:
         "logs/collect_tasks.log",
     benchmark:
@@ -106,7 +115,7 @@ rule collect_tasks:
         mem_mb=lambda wc, input: 1000 + 4 * int(input.size_mb),
         runtime=10,
     params:
-        code=code_digest("mapreduce", "io"),
+        code=code_digest("mapreduce", "io", "summary"),
     conda:
         "../../environment.yml"
     script:

@@ -1,5 +1,7 @@
 # Inspection notebooks, executed by the `notebook:` directive; the executed copies are kept.
 
+TARGETS.append((("task_events", "task_usage"), ["results/figures/task_lengths.png"]))
+
 
 rule notebook_trace_and_tasks:
     input:

@@ -1,5 +1,7 @@
 # N long tasks × R realizations of inst and avg usage (Janus & Rzadca §3.1), memory-mapped float32.
 
+TARGETS.append((("task_events", "task_usage"), ["results/realizations/tasks.parquet"]))
+
 
 rule sample_realizations:
     input:

@@ -11,4 +11,5 @@ counts = mapreduce.total_counts(pl.concat([pl.read_parquet(p) for p in snakemake
 io.write_parquet(stats, snakemake.output.stats)
 io.write_parquet(stats.filter("is_long").join(hist, on=TASK_KEY, how="left"), snakemake.output.long)
 counts.write_csv(snakemake.output.counts)
+mapreduce.counts_summary(counts).write_csv(snakemake.output.summary)
 log.info("%d tasks kept, %d long", stats.height, hist.height)
