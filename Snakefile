@@ -21,6 +21,8 @@ include: "workflow/rules/trace.smk"
 include: "workflow/rules/mapreduce.smk"
 include: "workflow/rules/realizations.smk"
 include: "workflow/rules/notebooks.smk"
+include: "workflow/rules/packing.smk"
+include: "workflow/rules/placement.smk"
 include: "workflow/rules/summary.smk"
 
 

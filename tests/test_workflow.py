@@ -5,58 +5,18 @@ from __future__ import annotations
 import functools
 import hashlib
 import http.server
-import os
 import re
 import shutil
-import subprocess
-import sys
 import threading
 from pathlib import Path
 
 import numpy as np
 import polars as pl
 import pytest
-import yaml
 
-REPO = Path(__file__).resolve().parents[1]
+from wfutil import planned_rules, snakemake, write_config
+
 pytestmark = pytest.mark.workflow
-
-
-def snakemake(workdir: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
-    cmd = [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "-d", str(workdir), "--cores", "2", *args]
-    # the notebook directive calls jupyter-nbconvert: the interpreter's bin directory must be on PATH
-    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
-    res = subprocess.run(cmd, capture_output=True, text=True, cwd=workdir, env=env)
-    if check and res.returncode != 0:
-        raise AssertionError(f"snakemake {' '.join(args)} failed:\n{res.stdout[-4000:]}\n{res.stderr[-6000:]}")
-    return res
-
-
-def write_config(workdir: Path, **sections) -> None:
-    config = yaml.safe_load((REPO / "config.yaml").read_text())
-    config["scale"] = "tiny"
-    for key, value in sections.items():
-        if isinstance(value, dict):
-            config.setdefault(key, {}).update(value)
-        else:
-            config[key] = value
-    (workdir / "config.yaml").write_text(yaml.safe_dump(config))
-
-
-def planned_rules(workdir: Path) -> set[str]:
-    """Rules a dry run would execute (from its job-stats table)."""
-    out = snakemake(workdir, "-n", "--quiet", "rules").stdout
-    if "Nothing to be done" in out:
-        return set()
-    return {m.group(1) for m in re.finditer(r"^(\w+)\s+\d+\s*$", out, re.M)} - {"total"}
-
-
-@pytest.fixture(scope="module")
-def tiny_run(tmp_path_factory) -> Path:
-    workdir = tmp_path_factory.mktemp("tiny")
-    write_config(workdir)
-    snakemake(workdir)
-    return workdir
 
 
 def test_full_dag_produces_the_outputs(tiny_run):

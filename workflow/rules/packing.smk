@@ -1,0 +1,1 @@
+# packing: filled in by its issue.

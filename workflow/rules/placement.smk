@@ -1,0 +1,1 @@
+# placement: filled in by its issue.
