@@ -1,0 +1,45 @@
+"""Project files that users and CI depend on stay consistent."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+
+import yaml
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _pins(specs: list[str]) -> dict[str, str]:
+    out = {}
+    for spec in specs:
+        m = re.fullmatch(r"([A-Za-z0-9_.-]+)(\[[^\]]*\])?\s*>=\s*([0-9][0-9.]*)", spec.strip())
+        assert m, f"not a lower-bound pin: {spec!r}"
+        out[m.group(1).lower()] = m.group(3)
+    return out
+
+
+def test_environment_yml_matches_pyproject():
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+    wanted = _pins(project["dependencies"] + project["optional-dependencies"]["test"])
+    env = yaml.safe_load((REPO / "environment.yml").read_text())
+    conda = _pins([d.replace("python>=", "python>=") for d in env["dependencies"] if isinstance(d, str) and d not in ("pip",)])
+    conda.pop("python")
+    assert conda == wanted
+
+
+def test_ci_runs_the_readme_test_command():
+    readme = (REPO / "README.md").read_text()
+    blocks = re.findall(r"```bash\n(.*?)\n```", readme, re.S)
+    test_cmd = next(b for b in blocks if "pytest" in b)
+    assert test_cmd.strip() in (REPO / ".ci" / "run").read_text()
+
+
+def test_every_rule_declares_log_benchmark_threads_resources_conda():
+    for smk in (REPO / "workflow" / "rules").glob("*.smk"):
+        text = smk.read_text()
+        for block in re.split(r"\n(?=rule \w+:)", text)[1:]:
+            name = re.match(r"rule (\w+):", block).group(1)
+            for directive in ("log:", "benchmark:", "threads:", "resources:", "mem_mb=", "runtime=", "conda:"):
+                assert directive in block, f"{smk.name}: rule {name} lacks {directive}"
