@@ -64,6 +64,8 @@ def test_changing_a_realization_setting_reruns_only_realizations(tiny_run, tmp_p
         ({"mapreduce": {"buckets": 0}}, "buckets"),
         ({"trace": {"source": "s3"}}, "source"),
         ({"realizations": {"n_task": 10}}, "n_task"),
+        ({"trace": {"source": "local"}}, "trace.path"),
+        ({"trace": {"source": "local", "path": "/nonexistent/trace"}}, "trace.path"),
     ],
 )
 def test_invalid_config_is_rejected_naming_the_key(tmp_path, sections, key):

@@ -1,14 +1,12 @@
 # Shared plumbing: scale presets, shard lists, code digests, resources.
 import glob
 import hashlib
-import os
 from pathlib import Path
 
 import yaml
 from snakemake.utils import validate
 
 from colocate import trace as _trace
-
 
 
 def _merge(preset, explicit):
@@ -32,16 +30,21 @@ validate(config, "../schemas/config.schema.yaml", set_default=True)
 SOURCE = config["trace"]["source"]
 if SOURCE == "local" and not config["trace"]["path"]:
     raise ValueError("config key trace.path: required when trace.source is 'local'")
+if SOURCE == "local" and not Path(config["trace"]["path"]).is_dir():
+    raise ValueError(f"config key trace.path: {config['trace']['path']!r} is not a directory")
 TRACE_ROOT = config["trace"]["path"] if SOURCE == "local" else f"resources/trace/{SOURCE}"
 BUCKETS = list(range(config["mapreduce"]["buckets"]))
 LIB = Path(workflow.basedir) / "workflow" / "colocate"
 
 
 def code_digest(*modules):
-    """Digest of the library modules a job runs (a param), so that editing the science reruns what it feeds."""
+    """Digest of the library modules a job runs (a param), so that editing the science reruns what it feeds.
+
+    Modules are named as imported below colocate, e.g. "mapreduce" or "figures.placement".
+    """
     h = hashlib.sha256()
     for m in modules:
-        h.update((LIB / f"{m}.py").read_bytes())
+        h.update((LIB / f"{m.replace('.', '/')}.py").read_bytes())
     return h.hexdigest()[:16]
 
 
