@@ -1,0 +1,1 @@
+# characterise: filled in by its issue.
