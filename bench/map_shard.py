@@ -29,10 +29,12 @@ SAMPLE = HERE.parents[1] / "shared" / "data" / "google-2011-sample" / "task_usag
 CHILD = r"""
 import resource, sys, time
 import numpy as np
+import polars as pl
+
 from colocate import io, mapreduce, trace
 src, out, BUCKETS = sys.argv[1], sys.argv[2], int(sys.argv[3])
 t = time.perf_counter()
-usage = trace.read_table(src, "task_usage", mapreduce.USAGE_COLUMNS)
+usage = trace.read_table(src, "task_usage", mapreduce.USAGE_COLUMNS, float_dtype=pl.Float32)
 t_read = time.perf_counter() - t
 windows = mapreduce.sampled_windows(trace.TRACE_WINDOWS, 20, 0)
 records, job_windows, sampled = mapreduce.map_task_usage(usage, BUCKETS, windows)

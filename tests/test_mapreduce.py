@@ -209,14 +209,14 @@ def test_sharded_bucketed_path_equals_direct(tmp_path):
         full = part.with_columns(pl.lit(None, dtype=pl.Float64).alias(c) for c in trace.column_names("task_usage") if c not in part.columns)
         src = tmp_path / f"usage-{i}.csv.gz"
         trace.write_table(full, src, "task_usage")
-        recs, _, _ = mapreduce.map_task_usage(trace.read_table(src, "task_usage", mapreduce.USAGE_COLUMNS), n_buckets, np.array([], np.int32))
+        recs, _, _ = mapreduce.map_task_usage(trace.read_table(src, "task_usage", mapreduce.USAGE_COLUMNS, float_dtype=pl.Float32), n_buckets, np.array([], np.int32))
         rec_files.append(tmp_path / f"rec-{i}.parquet")
         io.write_bucketed(recs, rec_files[-1], n_buckets)
     for i, part in enumerate(shards_by_time(events, "time", 3)):
         full = part.with_columns(pl.lit(None).alias(c) for c in trace.column_names("task_events") if c not in part.columns)
         src = tmp_path / f"events-{i}.csv.gz"
         trace.write_table(full, src, "task_events")
-        pieces = mapreduce.map_task_events(trace.read_table(src, "task_events", mapreduce.TASK_EVENT_COLUMNS), n_buckets)
+        pieces = mapreduce.map_task_events(trace.read_table(src, "task_events", mapreduce.TASK_EVENT_COLUMNS, float_dtype=pl.Float32), n_buckets)
         piece_files.append(tmp_path / f"pieces-{i}.parquet")
         io.write_bucketed(pieces, piece_files[-1], n_buckets)
     outs = [mapreduce.reduce_bucket(io.read_bucket(rec_files, b), io.read_bucket(piece_files, b)) for b in range(n_buckets)]
@@ -229,7 +229,11 @@ def test_sharded_bucketed_path_equals_direct(tmp_path):
     assert direct["counts"]["avg_above_one_replaced"].item() > 0 and direct["counts"]["long"].item() > 0
     expected = direct["stats"].sort(TASK_KEY)
     assert sharded.select(TASK_KEY).equals(expected.select(TASK_KEY))
+    # the pipeline reads floats as float32: the trace's 4 significant digits survive (relative error < 1e-7)
     for col in ["n_records", "inst_mean", "inst_std", "avg_mean", "avg_std", "priority", "is_long"]:
-        np.testing.assert_allclose(sharded[col].to_numpy().astype(float), expected[col].to_numpy().astype(float), rtol=1e-9, atol=1e-12)
+        np.testing.assert_allclose(sharded[col].to_numpy().astype(float), expected[col].to_numpy().astype(float), rtol=1e-6, atol=1e-9)
     series = pl.concat([o["series"] for o in outs]).sort(*TASK_KEY, "start_time")
-    assert series.equals(direct["series"].sort(*TASK_KEY, "start_time"))
+    want = direct["series"].sort(*TASK_KEY, "start_time")
+    assert series.select(*TASK_KEY, "start_time", "machine_id").equals(want.select(*TASK_KEY, "start_time", "machine_id"))
+    for col in ["inst", "avg", "memory"]:
+        np.testing.assert_allclose(series[col].to_numpy(), want[col].to_numpy(), rtol=1e-6)

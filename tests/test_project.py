@@ -43,3 +43,12 @@ def test_every_rule_declares_log_benchmark_threads_resources_conda():
             name = re.match(r"rule (\w+):", block).group(1)
             for directive in ("log:", "benchmark:", "threads:", "resources:", "mem_mb=", "runtime=", "conda:"):
                 assert directive in block, f"{smk.name}: rule {name} lacks {directive}"
+
+
+def test_section_schemas_declare_their_draft():
+    """Snakemake's validator resolves a file $ref only when the file names its JSON-Schema draft."""
+    main = yaml.safe_load((REPO / "workflow/schemas/config.schema.yaml").read_text())
+    refs = [p["$ref"] for p in main["properties"].values() if "$ref" in p]
+    assert refs
+    for ref in refs:
+        assert "$schema" in yaml.safe_load((REPO / "workflow/schemas" / ref).read_text()), ref

@@ -183,3 +183,12 @@ def test_write_table_is_deterministic_and_round_trips(tmp_path):
     assert a.read_bytes() == b.read_bytes()
     assert gzip.decompress(a.read_bytes()) == b"0,5,0,HASH=,0.5,0.2493\n600000000,6,1,,,\n"
     assert trace.read_table(a, "machine_events").equals(df)
+
+
+@needs_sample
+def test_float32_reading_is_lossless_for_trace_values():
+    """The trace prints 4 significant digits; float32 keeps 7, so rewriting gives the original bytes."""
+    original = gzip.decompress(TASK_USAGE.read_bytes())
+    df = trace.read_table(TASK_USAGE, "task_usage", float_dtype=pl.Float32)
+    assert df.schema["cpu_rate"] == pl.Float32
+    assert trace.to_trace_csv(df, "task_usage") == original

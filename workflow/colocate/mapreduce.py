@@ -156,10 +156,10 @@ def map_task_usage(
         .agg(
             pl.col("task_index").n_unique().cast(pl.Int32).alias("n_tasks"),
             pl.len().cast(pl.Int32).alias("n_records"),
-            pl.col("cpu_rate").sum().alias("cpu_sum"),
-            pl.col("canonical_memory_usage").sum().alias("mem_sum"),
-            pl.col("cpu_rate").quantile(0.1, "linear").alias("cpu_p10"),
-            pl.col("cpu_rate").quantile(0.9, "linear").alias("cpu_p90"),
+            pl.col("cpu_rate").cast(pl.Float64).sum().alias("cpu_sum"),
+            pl.col("canonical_memory_usage").cast(pl.Float64).sum().alias("mem_sum"),
+            pl.col("cpu_rate").cast(pl.Float64).quantile(0.1, "linear").alias("cpu_p10"),
+            pl.col("cpu_rate").cast(pl.Float64).quantile(0.9, "linear").alias("cpu_p90"),
         )
         .sort("window", "job_id")
     )

@@ -57,17 +57,18 @@ def task_statistics(records: pl.DataFrame, long_min_records: int = LONG_MIN_RECO
     Returns ``n_records`` (T_i), ``inst_mean``, ``inst_std``, ``avg_mean``,
     ``avg_std`` (population std, ddof=0: the std of the empirical
     distribution X_i that realizations are drawn from), ``inst_max`` and
-    ``is_long`` (T_i ≥ ``long_min_records``).
+    ``is_long`` (T_i ≥ ``long_min_records``). Accumulates in float64 whatever the input dtype.
     """
+    x, y = pl.col("sampled_cpu_usage").cast(pl.Float64), pl.col("cpu_rate").cast(pl.Float64)
     return (
         records.group_by(TASK_KEY)
         .agg(
             pl.len().alias("n_records"),
-            pl.col("sampled_cpu_usage").mean().alias("inst_mean"),
-            pl.col("sampled_cpu_usage").std(ddof=0).alias("inst_std"),
-            pl.col("cpu_rate").mean().alias("avg_mean"),
-            pl.col("cpu_rate").std(ddof=0).alias("avg_std"),
-            pl.col("sampled_cpu_usage").max().alias("inst_max"),
+            x.mean().alias("inst_mean"),
+            x.std(ddof=0).alias("inst_std"),
+            y.mean().alias("avg_mean"),
+            y.std(ddof=0).alias("avg_std"),
+            x.max().alias("inst_max"),
         )
         .with_columns((pl.col("n_records") >= long_min_records).alias("is_long"))
         .sort(TASK_KEY)

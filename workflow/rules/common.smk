@@ -1,10 +1,11 @@
 # Shared plumbing: scale presets, shard lists, code digests, resources.
+import copy
 import glob
 import hashlib
 from pathlib import Path
 
+import jsonschema
 import yaml
-from snakemake.utils import validate
 
 from colocate import trace as _trace
 
@@ -20,12 +21,41 @@ def _merge(preset, explicit):
     return out
 
 
-with open(Path(workflow.basedir) / "workflow" / "schemas" / "scales.yaml") as _fh:
+def _inline_refs(schema, base):
+    """The schema with every file $ref replaced by the file's content (one dict, no resolver needed)."""
+    if isinstance(schema, dict):
+        if isinstance(schema.get("$ref"), str) and not schema["$ref"].startswith("#"):
+            with open(base / schema["$ref"]) as fh:
+                sub = {k: v for k, v in yaml.safe_load(fh).items() if k != "$schema"}
+            return {**_inline_refs(sub, base), **{k: v for k, v in schema.items() if k != "$ref"}}
+        return {k: _inline_refs(v, base) for k, v in schema.items()}
+    if isinstance(schema, list):
+        return [_inline_refs(v, base) for v in schema]
+    return schema
+
+
+def _fill_defaults(instance, schema):
+    """Set every absent key that has a default, recursively (Snakemake's set_default stops at $ref)."""
+    for key, sub in schema.get("properties", {}).items():
+        if key not in instance and "default" in sub:
+            instance[key] = copy.deepcopy(sub["default"])
+        if isinstance(instance.get(key), dict):
+            _fill_defaults(instance[key], sub)
+
+
+_SCHEMAS = Path(workflow.basedir) / "workflow" / "schemas"
+with open(_SCHEMAS / "scales.yaml") as _fh:
     _PRESETS = yaml.safe_load(_fh)
+with open(_SCHEMAS / "config.schema.yaml") as _fh:
+    CONFIG_SCHEMA = _inline_refs(yaml.safe_load(_fh), _SCHEMAS)
 _resolved = _merge(_PRESETS[config.get("scale", "default")], config)
+_fill_defaults(_resolved, CONFIG_SCHEMA)
+_error = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(CONFIG_SCHEMA).iter_errors(_resolved))
+if _error is not None:
+    _key = ".".join(str(p) for p in _error.absolute_path) or "(top level)"
+    raise ValueError(f"config key {_key}: {_error.message}")
 config.clear()
 config.update(_resolved)
-validate(config, "../schemas/config.schema.yaml", set_default=True)
 
 SOURCE = config["trace"]["source"]
 if SOURCE == "local" and not config["trace"]["path"]:

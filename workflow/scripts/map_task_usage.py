@@ -1,8 +1,10 @@
 """Map one task_usage shard to bucketed records, job × window aggregates and sampled-window records."""
+import polars as pl
+
 from colocate import io, logs, mapreduce, trace
 
 log = logs.to_file(snakemake.log[0])
-usage = trace.read_table(snakemake.input.shard, "task_usage", mapreduce.USAGE_COLUMNS)
+usage = trace.read_table(snakemake.input.shard, "task_usage", mapreduce.USAGE_COLUMNS, float_dtype=pl.Float32)
 log.info("read %d records from %s", usage.height, snakemake.input.shard)
 p = snakemake.params
 windows = mapreduce.sampled_windows(trace.TRACE_WINDOWS, p.windows_per_day, p.seed)
