@@ -1,0 +1,642 @@
+"""Placement simulator (Tantawi & Steinder): γ, incremental moments, policies, optimisers, simulator
+invariants, workloads, tables and statistics, bad input."""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import stats
+
+from colocate import placement as P
+from colocate import placement_analysis as pa
+from colocate import placement_runs as pr
+from colocate import placement_workload as pw
+
+TABLE_I = {
+    "nodes": 32,
+    "resources": ["cpu", "memory", "gpu"],
+    "capacity": [32, 256, 4],
+    "pod_types": {
+        "A": {"demand": [2, 24, 0], "load": 0.15},
+        "B": {"demand": [8, 32, 2], "load": 0.20},
+        "C": {"demand": [16, 96, 4], "load": 0.20},
+    },
+    "phases": [
+        {"types": ["A"], "requests": 666},
+        {"types": ["A", "B"], "requests": 1334},
+        {"types": ["A", "B", "C"], "requests": 2000},
+    ],
+    "load_resource": "cpu",
+    "arrival_rate": 1.0,
+    "warmup": 60,
+    "snapshot_pod": 3961,
+}
+TYPES = np.array([[2, 24, 0], [8, 32, 2], [16, 96, 4]], dtype=float)
+CAP = np.array([32.0, 256.0, 4.0])
+
+
+def all_policies() -> list[P.PlacementPolicy]:
+    return [P.make_policy(k, prime_resource=2, weights=[1, 0, -2], alpha=0.01) for k in P.POLICY_KINDS]
+
+
+def random_state(rng, n=8, cap=CAP) -> P.ClusterState:
+    state = P.ClusterState(np.tile(cap, (n, 1)))
+    state.alloc[:] = np.floor(state.capacity * rng.uniform(0, 0.9, size=state.capacity.shape))
+    state._refresh()
+    return state
+
+
+def ready(policy, state, rng, n_demands=30):
+    policy.reset(state)
+    for k in rng.integers(3, size=n_demands):
+        policy.observe(TYPES[k])
+    return policy
+
+
+# ----------------------------------------------------------------------------- γ (eq. 3)
+
+
+def test_gamma_known_answers():
+    # μ = (1, 0), Σ = diag(4, 9): μᵀΣμ = 4, (μᵀμ)² = 1 → γ = 2 (only the first resource is used)
+    assert P.mcv([1.0, 0.0], np.diag([4.0, 9.0])) == pytest.approx(2.0)
+    # μ = (1, 1), Σ = [[1, .5], [.5, 1]]: μᵀΣμ = 3, (μᵀμ)² = 4 → √3 / 2
+    assert P.mcv([1.0, 1.0], [[1, 0.5], [0.5, 1]]) == pytest.approx(np.sqrt(3) / 2)
+    # R = 1 reduces to the ordinary coefficient of variation σ / μ
+    assert P.mcv([0.5], [[0.04]]) == pytest.approx(0.2 / 0.5)
+    # γ = 0 when μ = 0 (§II: "γ_r = 0 if μ_r = 0")
+    assert P.mcv([0.0, 0.0], np.eye(2)) == 0.0
+    # batched: leading dimensions are kept
+    g = P.mcv(np.array([[1.0, 0.0], [1.0, 1.0]]), np.array([np.diag([4.0, 9.0]), [[1, 0.5], [0.5, 1]]]))
+    assert g == pytest.approx([2.0, np.sqrt(3) / 2])
+
+
+@pytest.mark.parametrize(
+    ("mu", "sigma", "paper"),
+    [
+        # Table IV/V "Observed" → Table VIII 0.679
+        ([0.300, 0.218, 0.566], [[0.033, 0.022, 0.073], [0.022, 0.017, 0.049], [0.073, 0.049, 0.166]], 0.679),
+        # Tables VI/VII PACK → 0.456, ABP → 0.636
+        ([0.459, 0.396, 0.703], [[0.035, 0.030, 0.055], [0.030, 0.043, 0.013], [0.055, 0.013, 0.175]], 0.456),
+        ([0.455, 0.390, 0.703], [[0.090, 0.087, 0.122], [0.087, 0.094, 0.106], [0.122, 0.106, 0.191]], 0.636),
+    ],
+)
+def test_gamma_of_the_papers_tables(mu, sigma, paper):
+    # the inputs are printed to 3 decimals, so γ is reproduced to about ±0.002
+    assert P.mcv(mu, sigma) == pytest.approx(paper, abs=0.002)
+
+
+def test_analytic_demand_is_table_iv_and_v():
+    exp = pw.Experiment.from_config(TABLE_I)
+    mu, sigma = pw.analytic_demand(exp.demand_matrix(), exp.mix(2), CAP)
+    assert mu == pytest.approx([0.271, 0.198, 0.500], abs=6e-4)
+    paper = np.array([[0.032, 0.021, 0.073], [0.021, 0.016, 0.047], [0.073, 0.047, 0.167]])
+    assert np.abs(sigma - paper).max() < 6e-4
+    # Table VIII prints 0.761 for the analytic γ; the exact mix gives 0.7602
+    assert P.mcv(mu, sigma) == pytest.approx(0.761, abs=0.0015)
+
+
+# ----------------------------------------------------------------------------- cluster state
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(1, 12), st.integers(1, 4), st.integers(0, 2**31))
+def test_incremental_moments_equal_recomputation(n, r, seed):
+    rng = np.random.default_rng(seed)
+    state = P.ClusterState(rng.uniform(0.5, 10, size=(n, r)))
+    state.alloc[:] = state.capacity * rng.uniform(0, 1, size=(n, r))
+    state._refresh()
+    d = rng.uniform(0, 0.5, r)
+    nodes = np.arange(n)
+    mu, sigma = state.candidate_moments(d, nodes)
+    mu_n, sigma_n = state.candidate_moments_naive(d, nodes)
+    assert np.allclose(mu, mu_n, atol=1e-12) and np.allclose(sigma, sigma_n, atol=1e-12)
+    # and both equal numpy's population covariance of the matrix after an actual placement
+    k = int(rng.integers(n))
+    state.place(k, d)
+    u = state.alloc / state.capacity
+    assert np.allclose(sigma[k], np.cov(u.T, bias=True).reshape(r, r), atol=1e-12)
+    assert np.allclose(state.moments()[1], sigma[k], atol=1e-12)
+
+
+def test_feasibility_and_release():
+    state = P.ClusterState([[4.0, 4.0], [2.0, 8.0]])
+    assert list(state.feasible(np.array([3.0, 3.0]))) == [0]
+    assert list(state.feasible(np.array([2.0, 8.0]))) == [1]
+    assert list(state.feasible(np.array([5.0, 1.0]))) == []
+    state.place(0, np.array([3.0, 1.0]))
+    assert list(state.feasible(np.array([1.0, 3.0]))) == [0, 1]
+    assert list(state.feasible(np.array([1.5, 1.0]))) == [1]
+    state.release(0, np.array([3.0, 1.0]))
+    assert (state.alloc == 0).all() and (state.util == 0).all()
+
+
+@pytest.mark.parametrize("capacity", [[[0.0, 1.0]], [[np.nan, 1.0]], [[-1.0, 2.0]]])
+def test_bad_capacity_is_rejected(capacity):
+    with pytest.raises(ValueError, match="capacity"):
+        P.ClusterState(capacity)
+
+
+# ----------------------------------------------------------------------------- policies
+
+
+def constructed():
+    """Three nodes (CPU 10, GPU 4): GPU free 1, 4, 2; node 2's CPU is full."""
+    state = P.ClusterState(np.tile([10.0, 4.0], (3, 1)))
+    state.alloc[:] = [[0.0, 3.0], [0.0, 0.0], [10.0, 2.0]]
+    state._refresh()
+    return state
+
+
+def best(policy, state, d):
+    feas = state.feasible(d)
+    return P.Exhaustive("first").choose(lambda nodes: policy.objective(state, d, nodes), feas, None)
+
+
+def test_pack_and_spread_choose_the_expected_node():
+    state, d = constructed(), np.array([1.0, 1.0])
+    assert list(state.feasible(d)) == [0, 1]  # node 2 has no CPU left
+    assert best(P.Pack(1), state, d) == 0  # least GPU left after placement (1 − 1 = 0)
+    assert best(P.Spread(1), state, d) == 1  # most GPU left (4 − 1 = 3)
+    state.alloc[2, 0] = 0.0
+    state._refresh()
+    assert best(P.Pack(1), state, d) == 0 and best(P.Spread(1), state, d) == 1
+    # Pack_r / Spread_r ignore the other resources: prime resource CPU, all nodes equal on CPU → first index
+    assert best(P.Pack(0), state, d) == 0
+    # Pack_dist / Spread_dist on ‖u_n‖: u after placement = (.1, 1), (.1, .25), (.1, .75)
+    assert best(P.PackDist(), state, d) == 0 and best(P.SpreadDist(), state, d) == 1
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_xbalance_cpu_only_minimises_the_cpu_std(seed):
+    rng = np.random.default_rng(seed)
+    state = random_state(rng)
+    d = TYPES[rng.integers(3)]
+    feas = state.feasible(d)
+    if feas.size == 0:
+        return
+    chosen = best(P.XBalance([1, 0, 0]), state, d)
+
+    def cpu_std(n):
+        u = state.alloc[:, 0].copy()
+        u[n] += d[0]
+        return np.std(u / state.capacity[:, 0])
+
+    assert cpu_std(chosen) == pytest.approx(min(cpu_std(n) for n in feas), abs=1e-12)
+
+
+@pytest.mark.parametrize("policy", all_policies(), ids=lambda p: p.name)
+def test_exhaustive_choice_is_the_brute_force_optimum(policy):
+    """Every policy's objective against a reference computed from scratch on the placed matrix."""
+    rng = np.random.default_rng(7)
+    for _ in range(25):
+        state = random_state(rng)
+        ready(policy, state, rng)
+        d = TYPES[rng.integers(3)]
+        feas = state.feasible(d)
+        if feas.size == 0:
+            continue
+
+        def reference(n):
+            g = state.alloc.copy()
+            g[n] += d
+            u = g / state.capacity
+            mu, sigma = u.mean(axis=0), np.cov(u.T, bias=True)
+            return {
+                "PACK": (state.capacity - g)[n, 2],
+                "SPREAD": -(state.capacity - g)[n, 2],
+                "PACK_DIST": -np.linalg.norm(u[n]),
+                "SPREAD_DIST": np.linalg.norm(u[n]),
+                "XBAL": np.sqrt(np.diag(sigma)) @ [1, 0, -2],
+                "ABP": (P.mcv(mu, sigma) - policy.demand.gamma if policy.name == "ABP" else 0.0) ** 2,
+            }[policy.name]
+
+        ref = np.array([reference(n) for n in feas])
+        assert np.allclose(policy.objective(state, d, feas), ref, atol=1e-12)
+        assert reference(best(policy, state, d)) == pytest.approx(ref.min(), abs=1e-12)
+
+
+@pytest.mark.parametrize("policy", all_policies(), ids=lambda p: p.name)
+def test_policies_follow_the_protocol(policy):
+    assert isinstance(policy, P.PlacementPolicy)
+
+
+@pytest.mark.parametrize("optimiser", [P.Exhaustive("first"), P.Exhaustive("random"), P.BiasedSampling()], ids=lambda o: f"{o.name}")
+def test_optimisers_follow_the_protocol_and_return_a_feasible_node(optimiser):
+    assert isinstance(optimiser, P.Optimiser)
+    rng = np.random.default_rng(3)
+    feas = np.array([2, 5, 7, 11])
+    for _ in range(50):
+        values = dict(zip(feas, rng.uniform(size=feas.size)))
+        assert optimiser.choose(lambda nodes: np.array([values[n] for n in nodes]), feas, rng) in feas
+
+
+def test_random_tie_break_is_uniform_over_the_ties():
+    opt, rng = P.Exhaustive("random"), np.random.default_rng(0)
+    feas = np.arange(6)
+    vals = np.array([1.0, 0.0, 0.0, 3.0, 0.0, 2.0])
+    picks = np.array([opt.choose(lambda n: vals[n], feas, rng) for _ in range(3000)])
+    counts = np.array([(picks == k).sum() for k in (1, 2, 4)])
+    assert counts.sum() == picks.size
+    # χ² goodness of fit to uniform over the three tied nodes; p < 1e-4 would be a real bias
+    assert stats.chisquare(counts).pvalue > 1e-4
+    assert P.Exhaustive("first").choose(lambda n: vals[n], feas, rng) == 1
+
+
+@pytest.mark.parametrize("kind", ["abp", "xbalance", "pack", "spread_dist"])
+def test_bsa_finds_the_exhaustive_argmin_on_small_clusters(kind):
+    """8 nodes, 4 samples × 8 iterations: over 300 random states BSA should hit the exact minimum in
+    ≥ 95% (measured ≈ 97–99%; with p = 0.97 the standard error of the rate is 0.01, so 0.95 is 2 SE away)."""
+    rng = np.random.default_rng(11)
+    bsa = P.BiasedSampling(samples=4, iterations=8)
+    hits = trials = 0
+    while trials < 300:
+        state = random_state(rng)
+        policy = ready(P.make_policy(kind, prime_resource=2, weights=[1, 0, -2], alpha=0.01), state, rng)
+        d = np.floor(rng.uniform(0, 0.3, 3) * CAP)
+        feas = state.feasible(d)
+        if feas.size < 2:
+            continue
+
+        def obj(nodes):
+            return policy.objective(state, d, nodes)
+
+        exact = obj(feas).min()
+        got = obj(np.array([bsa.choose(obj, feas, rng, state.candidate_util(d, feas))]))[0]
+        hits += got <= exact + 1e-12
+        trials += 1
+    assert hits / trials >= 0.95
+
+
+def test_bsa_is_exact_when_its_budget_covers_the_cluster():
+    rng = np.random.default_rng(2)
+    for _ in range(50):
+        state = random_state(rng, n=6)
+        policy = ready(P.ABP(0.01), state, rng)
+        d = TYPES[0]
+        feas = state.feasible(d)
+        if feas.size < 2:
+            continue
+        obj = lambda nodes: policy.objective(state, d, nodes)  # noqa: E731
+        got = P.BiasedSampling(samples=3, iterations=2).choose(obj, feas, rng, state.candidate_util(d, feas))
+        assert obj(np.array([got]))[0] == pytest.approx(obj(feas).min(), abs=1e-15)
+
+
+def test_biasing_beats_unbiased_sampling_of_the_same_budget_on_a_large_cluster():
+    """128 nodes, budget 32 (8 × 4, a narrow kernel): the bias toward elite states finds the exact ABP
+    minimum more often than 32 uniform draws (measured ≈ 0.8 vs ≈ 0.35); a one-sided two-proportion
+    test (statsmodels) must reject equality."""
+    from statsmodels.stats.proportion import proportions_ztest
+
+    rng = np.random.default_rng(5)
+    biased, uniform, n = 0, 0, 0
+    for _ in range(150):
+        cap = np.tile(CAP, (128, 1))
+        state = P.ClusterState(cap)
+        level = rng.uniform(0, 0.9, size=(128, 1)) + rng.normal(0, 0.1, size=cap.shape)
+        state.alloc[:] = np.floor(cap * np.clip(level, 0, 0.9))
+        state._refresh()
+        policy = ready(P.ABP(0.01), state, rng, 50)
+        d = TYPES[1]
+        feas = state.feasible(d)
+        obj = lambda nodes: policy.objective(state, d, nodes)  # noqa: E731
+        exact = obj(feas).min()
+        x = state.candidate_util(d, feas)
+        bsa = P.BiasedSampling(8, 4, smoothing=0.7, bandwidth=0.1)
+        biased += obj(np.array([bsa.choose(obj, feas, rng, x)]))[0] <= exact + 1e-12
+        uniform += obj(np.array([P.BiasedSampling(32, 1).choose(obj, feas, rng, x)]))[0] <= exact + 1e-12
+        n += 1
+    _, p = proportions_ztest([biased, uniform], [n, n], alternative="larger")
+    assert biased > uniform and p < 1e-3
+
+
+# ----------------------------------------------------------------------------- demand statistics
+
+
+def test_ewma_of_a_cyclic_mix_converges_to_the_analytic_moments():
+    # A, B, C, A, B, C, …: the weighted mean drifts within one cycle by O(α · range); α = 1e-3
+    alpha = 1e-3
+    s = P.DemandStatistics(alpha, CAP)
+    for k in range(30_000):
+        s.update(TYPES[k % 3])
+    mu, sigma = pw.analytic_demand(TYPES, np.ones(3), CAP)
+    assert np.abs(s.mean - mu).max() < 3 * alpha
+    assert np.abs(s.cov - sigma).max() < 3 * alpha
+
+
+def test_ewma_of_a_random_stationary_mix_is_unbiased_with_the_predicted_spread():
+    """Uniform random types: the EWMA at a fixed time has mean μ and variance α/(2−α)·Var(v); over 200
+    independent streams its average is within 4 standard errors and its spread matches (F-ratio band)."""
+    alpha, reps = 0.005, 200
+    mu, sigma = pw.analytic_demand(TYPES, np.ones(3), CAP)
+    rng = np.random.default_rng(9)
+    finals = []
+    for _ in range(reps):
+        s = P.DemandStatistics(alpha, CAP)
+        for k in rng.integers(3, size=3000):  # 3000 ≫ 1/α: the start is forgotten (e^-15)
+            s.update(TYPES[k])
+        finals.append(s.mean)
+    finals = np.array(finals)
+    sd = np.sqrt(alpha / (2 - alpha) * np.diag(sigma))
+    assert (np.abs(finals.mean(axis=0) - mu) < 4 * sd / np.sqrt(reps) + 1e-12).all()
+    ratio = finals.std(axis=0, ddof=1) / sd
+    assert ((ratio > 0.8) & (ratio < 1.2)).all()  # 200 samples: the sd estimate has ~5% relative error
+
+
+def test_ewma_bias_correction_starts_at_the_first_demand():
+    s = P.DemandStatistics(0.005, CAP)
+    s.update(TYPES[2])
+    assert s.mean == pytest.approx(TYPES[2] / CAP) and np.allclose(s.cov, 0) and s.gamma == 0.0
+
+
+# ----------------------------------------------------------------------------- simulator
+
+
+@st.composite
+def scenarios(draw):
+    n = draw(st.integers(1, 5))
+    r = draw(st.integers(1, 3))
+    cap = np.array(draw(st.lists(st.integers(1, 8), min_size=r, max_size=r)), dtype=float)
+    k = draw(st.integers(1, 40))
+    seed = draw(st.integers(0, 2**31))
+    rng = np.random.default_rng(seed)
+    demand = np.floor(rng.uniform(0, 1, size=(k, r)) * (cap + 1)).clip(0, cap)
+    times = np.cumsum(rng.exponential(1.0, k))
+    if draw(st.booleans()):  # simultaneous arrivals and departures at arrival instants
+        times = np.floor(times)
+    lifetime = rng.choice([0.0, 1.0, 2.0, 5.0, rng.exponential(4.0)], size=k)
+    wl = P.Workload(times, demand, lifetime, np.zeros(k, dtype=int), np.ones(k, dtype=int))
+    return np.tile(cap, (n, 1)), wl, draw(st.sampled_from(P.POLICY_KINDS)), draw(st.sampled_from(["first", "random", "bsa"])), seed
+
+
+def run(capacity, wl, kind, opt, seed):
+    r = capacity.shape[1]
+    policy = P.make_policy(kind, prime_resource=r - 1, weights=np.linspace(1, -2, r), alpha=0.05)
+    optimiser = P.BiasedSampling(2, 2) if opt == "bsa" else P.Exhaustive(opt)
+    return P.simulate(capacity, wl, policy, optimiser, np.random.default_rng(seed), resources=[f"r{i}" for i in range(r)])
+
+
+@settings(max_examples=80, deadline=None)
+@given(scenarios())
+def test_simulator_invariants(case):
+    capacity, wl, kind, opt, seed = case
+    res = run(capacity, wl, kind, opt, seed)
+    ev, req = res.events, res.requests
+    # the clock is monotone
+    assert (np.diff(ev["time"].to_numpy()) >= 0).all()
+    # every accepted request is placed once and released once, at its departure; rejected ones never placed
+    accepted = req["accepted"].to_numpy()
+    for j in range(len(wl)):
+        e = ev.filter(pl.col("request") == j)
+        if accepted[j]:
+            assert e["event"].to_list() == ["place", "release"]
+            assert e["time"][0] == wl.time[j] and e["time"][1] == wl.time[j] + wl.lifetime[j]
+            assert e["node"][0] == e["node"][1] == req["node"][j]
+        else:
+            assert e["event"].to_list() == ["reject"] and req["node"][j] == -1
+    # replaying the log: allocations never exceed capacity, and a rejection means no node had room
+    g = np.zeros_like(capacity)
+    for row in ev.iter_rows(named=True):
+        d = wl.demand[row["request"]]
+        if row["event"] == "place":
+            g[row["node"]] += d
+            assert (g <= capacity + 1e-9).all()
+        elif row["event"] == "release":
+            g[row["node"]] -= d
+        else:
+            assert not (g + d <= capacity + 1e-9).all(axis=1).any()
+    assert np.allclose(g, 0)
+    # the same seed gives the same event log and the same per-request log
+    again = run(capacity, wl, kind, opt, seed)
+    assert again.events.equals(ev) and again.requests.equals(req)
+
+
+def test_simulator_records_the_cluster_statistics():
+    exp = pw.Experiment.from_config(TABLE_I | {"phases": [{"types": ["A", "B", "C"], "requests": 300}], "snapshot_pod": 250})
+    wl = exp.workload(P.stream(1, 0, "workload"))
+    res = P.simulate(exp.capacity_matrix, wl, P.ABP(0.005), P.Exhaustive(), np.random.default_rng(0),
+                     resources=exp.resources, snapshot=249)
+    row = res.requests.row(249, named=True)
+    mu, sigma = pa.system_moments(res.snapshot)
+    assert [row[f"mu_{r}"] for r in exp.resources] == pytest.approx(mu)
+    assert [row[f"sd_{r}"] for r in exp.resources] == pytest.approx(np.sqrt(np.diag(sigma)))
+    assert row["gamma_sys"] == pytest.approx(P.mcv(mu, sigma))
+    observed = pa.observed_demand(wl.demand[:250], 0.005, CAP)
+    assert row["gamma_dem"] == pytest.approx(P.mcv(*observed))
+    # the running count equals accepted requests not yet departed
+    t = wl.time[249]
+    acc = res.requests["accepted"].to_numpy()[:250]
+    assert row["running"] == int((acc & (wl.time[:250] + wl.lifetime[:250] > t)).sum())
+
+
+# ----------------------------------------------------------------------------- Table I workload
+
+
+def test_table_i_workload_phases_mix_and_offered_load():
+    exp = pw.Experiment.from_config(TABLE_I)
+    # mean lifetimes set so that each type offers its CPU load: τ = ρ N c / (λ d)
+    assert exp.mean_lifetimes() == pytest.approx([76.8, 25.6, 12.8])
+    assert exp.offered_load(0) == pytest.approx([0.15, 0.225, 0.0])
+    assert exp.offered_load(2) == pytest.approx([0.55, 0.475, 0.80])  # §IV: CPU ≈ 0.55, GPU ≈ 0.80
+    wl = exp.workload(P.stream(3, 0, "workload"))
+    assert len(wl) == 4000
+    assert [int((wl.phase == p).sum()) for p in (1, 2, 3)] == [666, 1334, 2000]
+    assert set(wl.kind[wl.phase == 1]) == {"A"} and set(wl.kind[wl.phase == 2]) == {"A", "B"}
+    assert (np.diff(wl.time) > 0).all()
+    # phases of equal expected duration: rates 1, 2, 3 for 666, 1334, 2000 arrivals
+    ends = [wl.time[wl.phase == p].max() for p in (1, 2, 3)]
+    durations = np.diff([0, *ends])
+    assert durations == pytest.approx([666, 667, 667], rel=0.15)
+
+
+def test_offered_load_statistically():
+    """A long single-phase stream: busy CPU-time / (N c T) estimates the offered load 0.55. The
+    relative error of a sum of n exponential lifetimes is ~1/√n per type; with ≥ 10⁴ per type, 5%."""
+    exp = pw.Experiment.from_config(TABLE_I | {"phases": [{"types": ["A", "B", "C"], "requests": 60_000}], "snapshot_pod": 1})
+    wl = exp.workload(P.stream(4, 0, "workload"))
+    busy = (wl.demand[:, 0] * wl.lifetime).sum() / (exp.nodes * 32 * wl.time[-1])
+    assert busy == pytest.approx(0.55, rel=0.05)
+    share = [float(np.mean(wl.kind == t)) for t in "ABC"]
+    assert share == pytest.approx([1 / 3] * 3, abs=0.01)
+
+
+def test_workload_is_deterministic():
+    exp = pw.Experiment.from_config(TABLE_I)
+    a, b = exp.workload(P.stream(5, 1, "workload")), exp.workload(P.stream(5, 1, "workload"))
+    assert a.time.tobytes() == b.time.tobytes() and a.lifetime.tobytes() == b.lifetime.tobytes()
+    assert exp.workload(P.stream(5, 2, "workload")).time.tobytes() != a.time.tobytes()
+
+
+@pytest.mark.parametrize(
+    ("change", "key"),
+    [
+        ({"pod_types": TABLE_I["pod_types"] | {"C": {"demand": [16, 96, 5], "load": 0.2}}}, "placement.pod_types.C.demand"),
+        ({"pod_types": TABLE_I["pod_types"] | {"A": {"demand": [2, 24], "load": 0.15}}}, "placement.pod_types.A.demand"),
+        ({"pod_types": TABLE_I["pod_types"] | {"D": {"demand": [0, 8, 1], "load": 0.1}}}, "placement.pod_types.D.demand"),
+        ({"snapshot_pod": 5000}, "placement.snapshot_pod"),
+        ({"warmup": 4000}, "placement.warmup"),
+        ({"phases": [{"types": ["A", "X"], "requests": 10}]}, "placement.phases[0].types"),
+        ({"capacity": [32, 256]}, "placement.capacity"),
+        ({"load_resource": "disk"}, "placement.load_resource"),
+    ],
+)
+def test_inconsistent_experiment_config_names_the_key(change, key):
+    with pytest.raises(pw.ConfigError) as err:
+        pw.Experiment.from_config(TABLE_I | change)
+    assert key in str(err.value)
+
+
+@pytest.mark.parametrize(
+    ("args", "key"),
+    [
+        ((["pack"], ["cpu", "gpu"], "memory", [1, 0]), "placement.prime_resource"),
+        ((["xbalance"], ["cpu", "gpu"], "gpu", [1, 0, -2]), "placement.xbalance_weights"),
+        ((["abp", "abp"], ["cpu", "gpu"], "gpu", [1, 0]), "placement.policies"),
+    ],
+)
+def test_inconsistent_policy_settings_name_the_key(args, key):
+    with pytest.raises(pw.ConfigError, match=key.replace(".", r"\.")):
+        pw.policy_specs(*args, "placement")
+
+
+def test_a_demand_no_node_can_hold_is_rejected_at_every_arrival():
+    wl = P.Workload(np.array([0.0, 1.0]), np.array([[5.0], [1.0]]), np.array([10.0, 10.0]), np.zeros(2), np.ones(2))
+    res = P.simulate(np.array([[4.0], [4.0]]), wl, P.Pack(0), P.Exhaustive(), np.random.default_rng(0), resources=["cpu"])
+    assert res.requests["accepted"].to_list() == [False, True]
+
+
+# ----------------------------------------------------------------------------- tables and statistics
+
+
+def small_experiment():
+    cfg = TABLE_I | {
+        "phases": [{"types": ["A"], "requests": 100}, {"types": ["A", "B"], "requests": 200}, {"types": ["A", "B", "C"], "requests": 300}],
+        "snapshot_pod": 590,
+        "nodes": 8,
+    }
+    return pw.Experiment.from_config(cfg)
+
+
+def test_experiment_tables_are_consistent_with_the_logs():
+    exp = small_experiment()
+    specs = pw.policy_specs(["pack", "spread", "xbalance", "abp"], exp.resources, "gpu", [1, 0, -2], "placement")
+    reqs, snaps = zip(*(pr.run_replicate(exp, specs, seed=1, replicate=r, alpha=0.005) for r in range(3)))
+    requests, snapshots = pl.concat(reqs), pl.concat(snaps)
+    t = pa.experiment_tables(exp, requests, snapshots, alpha=0.005, resource="gpu")
+    assert t["table2"].columns == ["measure", "resource", "PACK", "SPREAD", "XBAL", "ABP"]
+    rep0 = requests.filter((pl.col("replicate") == 0) & (pl.col("request") >= exp.warmup))
+    for p in ("PACK", "SPREAD", "XBAL", "ABP"):
+        g = rep0.filter(pl.col("policy") == p)
+        rejected = int((~g["accepted"]).sum())
+        assert t["table3"].filter(pl.col("gpu demand") == "Total")[p].item() == rejected
+        assert t["table3"].filter(pl.col("gpu demand") != "Total")[p].sum() == rejected
+        assert t["table2"].filter(pl.col("measure") == "% Reject")[p].item() == pytest.approx(100 * rejected / g.height)
+        assert t["table2"].filter((pl.col("measure") == "StDev") & (pl.col("resource") == "gpu"))[p].item() == pytest.approx(g["sd_gpu"].mean())
+    # every type uses only integer GPU levels: no "other" row; demand levels 0..4 and Total
+    assert t["table3"]["gpu demand"].to_list() == ["0", "1", "2", "3", "4", "Total"]
+    # Table VIII's system γ equals the log's γ^sys at the snapshot pod
+    snap_rows = rep0.filter(pl.col("request") == exp.snapshot_pod - 1)
+    for p in ("PACK", "ABP"):
+        assert t["table8"][p].item() == pytest.approx(snap_rows.filter(pl.col("policy") == p)["gamma_sys"].item())
+    assert t["replicates"].filter((pl.col("policy") == "ABP") & (pl.col("metric") == "reject_pct"))["n"].item() == 3
+    assert t["tests"]["baseline"].to_list() == ["PACK", "SPREAD", "XBAL"]
+
+
+def test_confidence_intervals_match_scipy():
+    x = np.array([0.3, 0.5, 0.2, 0.9, 0.4])
+    m = pl.DataFrame({"policy": ["ABP"] * 5, "replicate": range(5), "metric": ["reject_pct"] * 5, "value": x})
+    ci = pa.confidence_intervals(m).row(0, named=True)
+    lo, hi = stats.t.interval(0.95, df=4, loc=x.mean(), scale=stats.sem(x))
+    assert (ci["mean"], ci["ci_low"], ci["ci_high"]) == pytest.approx((x.mean(), lo, hi))
+
+
+def test_paired_comparison_known_answers():
+    rng = np.random.default_rng(0)
+    base = rng.uniform(0.5, 1.5, 20)
+    rows = []
+    for r in range(20):
+        rows += [("ABP", r, base[r] - 0.3 + rng.normal(0, 0.01)), ("PACK", r, base[r]), ("XBAL", r, base[r] + rng.normal(0, 0.2))]
+    m = pl.DataFrame(rows, schema=["policy", "replicate", "value"], orient="row").with_columns(metric=pl.lit("reject_pct"))
+    out = {r["baseline"]: r for r in pa.compare_policies(m, "ABP").iter_rows(named=True)}
+    # ABP is lower by 0.3 in every replicate: the CI covers −0.3 tightly, the test rejects, 20 wins
+    assert out["PACK"]["ci_low"] < -0.3 < out["PACK"]["ci_high"] and out["PACK"]["ci_high"] - out["PACK"]["ci_low"] < 0.02
+    assert out["PACK"]["wins"] == 20 and out["PACK"]["p_wilcoxon_holm"] < 1e-4
+    # identical policies: no difference, p = 1
+    same = pl.concat([m.filter(pl.col("policy") == "PACK"), m.filter(pl.col("policy") == "PACK").with_columns(policy=pl.lit("ABP"))])
+    row = pa.compare_policies(same, "ABP").row(0, named=True)
+    assert row["mean_diff"] == 0 and row["p_wilcoxon"] == 1.0
+
+
+def test_sorted_snapshot_is_lexicographic():
+    u = np.array([[0.5, 0.1, 1.0], [0.2, 0.9, 0.0], [0.2, 0.3, 0.0], [0.1, 0.3, 1.0]])
+    out = pa.sort_snapshot(u, [2, 0, 1])  # GPU, then CPU, then memory
+    assert out.tolist() == [[0.2, 0.3, 0.0], [0.2, 0.9, 0.0], [0.1, 0.3, 1.0], [0.5, 0.1, 1.0]]
+
+
+# ----------------------------------------------------------------------------- trace-driven
+
+
+def trace_frames(rng, n_tasks=300):
+    te = []
+    for i in range(n_tasks):
+        t0 = int(600e6 + i * 10e6)
+        cpu, mem = float(rng.uniform(0.01, 0.2)), float(rng.uniform(0.01, 0.1))
+        job, task = 1 + i // 7, i % 7
+        te += [(t0, job, task, 0, cpu, mem), (t0 + 5_000_000, job, task, 1, cpu, mem),
+               (t0 + int(rng.uniform(1, 50) * 60e6), job, task, 4, None, None)]
+    te += [(600e6, 999, 0, 0, 3.0, 0.1), (601e6, 999, 0, 1, 3.0, 0.1), (700e6, 999, 0, 4, None, None)]  # larger than every machine
+    events = pl.DataFrame(te, schema=["time", "job_id", "task_index", "event_type", "cpu_request", "memory_request"], orient="row")
+    events = events.with_columns(pl.col("time").cast(pl.Int64))
+    stats_ = events.select("job_id", "task_index").unique().with_columns(n_records=pl.lit(4, dtype=pl.Int64))
+    machines = pl.DataFrame({"time": [0] * 10 + [9_000_000], "machine_id": list(range(11)), "event_type": [0] * 11,
+                             "cpus": [0.5] * 5 + [1.0] * 5 + [0.25], "memory": [0.5] * 10 + [0.25]})
+    return events, stats_, machines
+
+
+@pytest.mark.parametrize("lifetime", ["usage", "events"])
+def test_trace_requests_scale_to_the_offered_load(lifetime):
+    rng = np.random.default_rng(0)
+    events, stats_, machines = trace_frames(rng)
+    nodes = pw.trace_nodes(machines, 6, np.random.default_rng(1))
+    assert nodes.height == 6 and set(nodes["machine_id"]) <= set(range(10))  # only machines present at the start
+    arrivals = pw.task_arrivals(events)
+    req, facts = pw.trace_requests(arrivals, stats_, nodes, n_requests=100, offered_load=0.6, lifetime=lifetime, rng=np.random.default_rng(2))
+    assert req.height == 100 and facts["tasks_too_big"] == 1
+    assert (np.diff(req["time"].to_numpy()) >= 0).all()
+    span = req["time"][-1] - req["time"][0]
+    load = (req["d_cpu"] * req["lifetime"]).sum() / (span * nodes["cpus"].sum())
+    assert load == pytest.approx(0.6)
+    if lifetime == "usage":
+        assert (req["lifetime"] == 4 * 300.0).all()
+    else:
+        assert (req["lifetime"] >= 60 - 5).all()
+    wl = P.Workload.from_frame(req, ["cpu", "memory"])
+    assert wl.demand.shape == (100, 2)
+
+
+def test_trace_bad_settings_name_the_key():
+    rng = np.random.default_rng(0)
+    events, stats_, machines = trace_frames(rng)
+    with pytest.raises(pw.ConfigError, match=r"placement\.trace\.machines"):
+        pw.trace_nodes(machines, 50, rng)
+    nodes = pw.trace_nodes(machines, 4, rng)
+    with pytest.raises(pw.ConfigError, match=r"placement\.trace\.lifetime"):
+        pw.trace_requests(pw.task_arrivals(events), stats_, nodes, n_requests=10, offered_load=0.5, lifetime="runtime", rng=rng)
+
+
+def test_shadow_optimisers_do_not_change_the_run_and_the_bsa_table_repeats():
+    exp = small_experiment()
+    wl = exp.workload(P.stream(1, 0, "workload"))
+    kw = dict(resources=exp.resources, demand_alpha=0.005)
+    plain = P.simulate(exp.capacity_matrix, wl, P.ABP(0.005), P.Exhaustive("first"), np.random.default_rng(3), **kw)
+    shadows = [P.Shadow(P.BiasedSampling(), np.random.default_rng(4)), P.Shadow(P.BiasedSampling(16, 1), np.random.default_rng(5))]
+    shadowed = P.simulate(exp.capacity_matrix, wl, P.ABP(0.005), P.Exhaustive("first"), np.random.default_rng(3), shadow=shadows, **kw)
+    assert shadowed.requests.equals(plain.requests) and shadowed.events.equals(plain.events)
+    assert 0 < shadows[0].decisions == shadows[1].decisions <= len(wl) and 0 <= shadows[0].agreement <= 1
+    specs = pw.policy_specs(["pack", "abp"], exp.resources, "gpu", [1, 0, -2], "placement")
+    bsa = {"samples": 3, "iterations": 2, "elite": 0.25, "smoothing": 0.5, "bandwidth": 0.2}
+    a, _ = pr.compare_optimisers(exp, specs, seed=2, replicate=0, alpha=0.005, tie_break="first", bsa=bsa)
+    b, _ = pr.compare_optimisers(exp, specs, seed=2, replicate=0, alpha=0.005, tie_break="first", bsa=bsa)
+    assert a.equals(b) and a["policy"].to_list() == ["PACK", "ABP"]

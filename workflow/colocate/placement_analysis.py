@@ -1,0 +1,371 @@
+"""Tables of Tantawi & Steinder §IV from simulator logs, and statistics over replications.
+
+Per-request logs (:func:`colocate.placement.simulate`) of several policies are stacked with a
+``policy`` column (PACK, SPREAD, XBAL, ABP, …) and, across replications, a ``replicate`` column.
+Measures are taken over the arrivals after the warm-up (the first ``warmup`` requests), as §IV
+"statistics are collected after a warm up period of 60 requests": the reject percentage is over
+those requests (Table II's 0.46% is 18 of 3,940), utilisation means and standard deviations
+across nodes are averaged over the post-warm-up arrivals.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import polars as pl
+from scipy import stats
+from statsmodels.stats.multitest import multipletests
+from statsmodels.stats.weightstats import DescrStatsW
+
+from colocate import summary
+from colocate.placement import DemandStatistics, mcv
+from colocate.placement_runs import snapshot_matrices
+from colocate.placement_workload import analytic_demand
+
+def after_warmup(requests: pl.DataFrame, warmup: int) -> pl.DataFrame:
+    return requests.filter(pl.col("request") >= warmup)
+
+
+def run_metrics(requests: pl.DataFrame, resources: Sequence[str], warmup: int) -> pl.DataFrame:
+    """Table II's measures per policy (and replicate, if present), long: policy, [replicate,] metric, value.
+
+    Metrics: ``reject_pct``, ``rejected``, ``mean_<r>`` (average utilisation) and ``sd_<r>`` (std
+    of utilisation across nodes), averaged over post-warm-up arrivals.
+    """
+    keys = [c for c in ("policy", "replicate") if c in requests.columns]
+    agg = [
+        (100 * (~pl.col("accepted")).mean()).alias("reject_pct"),
+        (~pl.col("accepted")).sum().cast(pl.Float64).alias("rejected"),
+        *[pl.col(f"mu_{r}").mean().alias(f"mean_{r}") for r in resources],
+        *[pl.col(f"sd_{r}").mean().alias(f"sd_{r}") for r in resources],
+    ]
+    wide = after_warmup(requests, warmup).group_by(keys, maintain_order=True).agg(agg)
+    return wide.unpivot(index=keys, variable_name="metric", value_name="value")
+
+
+def _wide(long: pl.DataFrame, policies: Sequence[str]) -> pl.DataFrame:
+    return long.pivot(on="policy", index=["measure", "resource"], values="value").select(
+        "measure", "resource", *policies
+    )
+
+
+def table2(requests: pl.DataFrame, resources: Sequence[str], warmup: int, policies: Sequence[str]) -> pl.DataFrame:
+    """Table II "Results summary": % reject, average utilisation and StDev across nodes per resource."""
+    m = run_metrics(requests.drop("replicate", strict=False), resources, warmup)
+    names = {"reject_pct": ("% Reject", "")}
+    names |= {f"mean_{r}": ("Average", r) for r in resources}
+    names |= {f"sd_{r}": ("StDev", r) for r in resources}
+    m = m.filter(pl.col("metric").is_in(list(names))).with_columns(
+        measure=pl.col("metric").replace_strict({k: v[0] for k, v in names.items()}),
+        resource=pl.col("metric").replace_strict({k: v[1] for k, v in names.items()}),
+    )
+    return _wide(m, policies)
+
+
+def table3(
+    requests: pl.DataFrame, resource: str, capacity: float, warmup: int, policies: Sequence[str]
+) -> pl.DataFrame:
+    """Table III "Relation between rejections and GPU demand": rejected requests per demand level."""
+    rej = after_warmup(requests, warmup).filter(~pl.col("accepted"))
+    levels = np.arange(int(capacity) + 1, dtype=np.float64)
+    rows = []
+    for p in policies:
+        d = rej.filter(pl.col("policy") == p)[f"d_{resource}"].to_numpy()
+        counts = [int((d == lv).sum()) for lv in levels]
+        other = int(d.size - sum(counts))
+        rows.append([*counts, other, int(d.size)])
+    labels = [f"{lv:g}" for lv in levels] + ["other", "Total"]
+    out = pl.DataFrame({f"{resource} demand": labels} | {p: r for p, r in zip(policies, rows)})
+    if all(r[-2] == 0 for r in rows):  # only integer demand levels: drop the "other" row
+        out = out.filter(pl.col(f"{resource} demand") != "other")
+    return out
+
+
+def observed_demand(demands: np.ndarray, alpha: float, cbar: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """μ^dem(t), Σ^dem(t) after the given demand sequence (§III-C step 1, smoothing α)."""
+    s = DemandStatistics(alpha, cbar)
+    for d in demands:
+        s.update(d)
+    return s.mean, s.cov
+
+
+def _matrix_rows(label_col: str, label: str, resources: Sequence[str], m: np.ndarray) -> list[dict]:
+    return [{label_col: label, "resource": r} | {c: float(m[i, j]) for j, c in enumerate(resources)} for i, r in enumerate(resources)]
+
+
+def demand_tables(
+    analytic: tuple[np.ndarray, np.ndarray], observed: tuple[np.ndarray, np.ndarray], resources: Sequence[str]
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Table IV (average observed demand μ^dem) and Table V (covariance Σ^dem), analytic and observed."""
+    t4 = pl.DataFrame(
+        [{"source": "Analytic"} | dict(zip(resources, map(float, analytic[0])))]
+        + [{"source": "Observed"} | dict(zip(resources, map(float, observed[0])))]
+    )
+    t5 = pl.DataFrame(
+        _matrix_rows("source", "Analytic", resources, analytic[1]) + _matrix_rows("source", "Observed", resources, observed[1])
+    )
+    return t4, t5
+
+
+def system_moments(util: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """μ^sys and Σ^sys (population) of a snapshot's N × R utilisation matrix."""
+    mu = util.mean(axis=0)
+    c = util - mu
+    return mu, c.T @ c / util.shape[0]
+
+
+def system_tables(
+    snapshots: Mapping[str, np.ndarray],
+    resources: Sequence[str],
+    analytic: tuple[np.ndarray, np.ndarray],
+    observed: tuple[np.ndarray, np.ndarray],
+) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
+    """Table VI (μ^sys), Table VII (Σ^sys) per policy and Table VIII (γ: analytic, observed demand, each policy)."""
+    t6, t7, gam = [], [], {"Analytic": float(mcv(*analytic)), "Observed": float(mcv(*observed))}
+    for policy, util in snapshots.items():
+        mu, sigma = system_moments(util)
+        t6.append({"policy": policy} | dict(zip(resources, map(float, mu))))
+        t7 += _matrix_rows("policy", policy, resources, sigma)
+        gam[policy] = float(mcv(mu, sigma))
+    return pl.DataFrame(t6), pl.DataFrame(t7), pl.DataFrame([gam])
+
+
+def sort_snapshot(util: np.ndarray, order: Sequence[int]) -> np.ndarray:
+    """Nodes in increasing order of utilisation of resources ``order`` (lexicographic: Fig. 3's GPU, CPU, memory)."""
+    keys = tuple(util[:, r] for r in reversed(list(order)))
+    return util[np.lexsort(keys)]
+
+
+# ----------------------------------------------------------------------------- replications
+
+
+def confidence_intervals(metrics: pl.DataFrame, level: float = 0.95) -> pl.DataFrame:
+    """Mean over replicates with a Student-t confidence interval per (policy, metric).
+
+    ``metrics`` is long (policy, replicate, metric, value) as :func:`run_metrics` gives.
+    """
+    rows = []
+    for (policy, metric), g in metrics.group_by("policy", "metric", maintain_order=True):
+        x = g["value"].to_numpy()
+        d = DescrStatsW(x)
+        if x.size > 1 and d.std > 0:
+            lo, hi = d.tconfint_mean(alpha=1 - level)
+        else:
+            lo = hi = float(x.mean())
+        rows.append(
+            {"policy": policy, "metric": metric, "n": x.size, "mean": float(x.mean()),
+             "sd": float(x.std(ddof=1)) if x.size > 1 else 0.0, "ci_low": float(lo), "ci_high": float(hi)}
+        )
+    return pl.DataFrame(rows)
+
+
+def compare_policies(
+    metrics: pl.DataFrame, target: str, metric: str = "reject_pct", level: float = 0.95
+) -> pl.DataFrame:
+    """Does ``target``'s ``metric`` differ from each other policy's? Paired over replicates.
+
+    Every policy sees the same request stream in a replicate (common random numbers), so the
+    comparison is on the per-replicate differences target − baseline: their mean with a paired
+    t confidence interval (scipy ``ttest_rel``), the two-sided Wilcoxon signed-rank p-value
+    (scipy ``wilcoxon``; no normality assumed; 1 when all differences are zero) and the p-values
+    adjusted for the number of baselines by Holm's method (statsmodels ``multipletests``).
+    """
+    m = metrics.filter(pl.col("metric") == metric).pivot(on="policy", index="replicate", values="value").sort("replicate")
+    if target not in m.columns:
+        raise ValueError(f"policy {target!r} is not among {m.columns[1:]}")
+    rows = []
+    for base in [c for c in m.columns if c not in ("replicate", target)]:
+        x, y = m[target].to_numpy(), m[base].to_numpy()
+        diff = x - y
+        if diff.size > 1 and np.ptp(diff) > 0:
+            tt = stats.ttest_rel(x, y)
+            ci = tt.confidence_interval(confidence_level=level)
+            lo, hi, p_t = float(ci.low), float(ci.high), float(tt.pvalue)
+        else:
+            lo = hi = float(diff.mean())
+            p_t = 1.0 if diff.mean() == 0 else 0.0
+        p_w = float(stats.wilcoxon(x, y).pvalue) if np.any(diff != 0) and diff.size > 1 else 1.0
+        rows.append(
+            {"policy": target, "baseline": base, "metric": metric, "n": diff.size,
+             "mean_policy": float(x.mean()), "mean_baseline": float(y.mean()), "mean_diff": float(diff.mean()),
+             "ci_low": lo, "ci_high": hi, "wins": int((diff < 0).sum()), "losses": int((diff > 0).sum()),
+             "p_ttest": p_t, "p_wilcoxon": p_w}
+        )
+    out = pl.DataFrame(rows)
+    if out.height:
+        out = out.with_columns(p_wilcoxon_holm=pl.Series(multipletests(out["p_wilcoxon"].to_numpy(), method="holm")[1]))
+    return out
+
+
+# ----------------------------------------------------------------------------- the experiment's tables
+
+#: Table II of the paper, as printed (policy → measure → value).
+PAPER_TABLE2 = {
+    "PACK": {"reject_pct": "0.46", "mean_cpu": "0.39", "mean_memory": "0.36", "mean_gpu": "0.50", "sd_cpu": "0.29", "sd_memory": "0.31", "sd_gpu": "0.35"},
+    "SPREAD": {"reject_pct": "4.72", "mean_cpu": "0.37", "mean_memory": "0.34", "mean_gpu": "0.46", "sd_cpu": "0.18", "sd_memory": "0.23", "sd_gpu": "0.21"},
+    "XBAL": {"reject_pct": "0.43", "mean_cpu": "0.39", "mean_memory": "0.36", "mean_gpu": "0.50", "sd_cpu": "0.14", "sd_memory": "0.12", "sd_gpu": "0.35"},
+    "ABP": {"reject_pct": "0.33", "mean_cpu": "0.39", "mean_memory": "0.36", "mean_gpu": "0.50", "sd_cpu": "0.22", "sd_memory": "0.22", "sd_gpu": "0.32"},
+}
+#: Table II's reject percentages as numbers (for the replicate figure).
+PAPER_REJECT_PCT = {k: float(v["reject_pct"]) for k, v in PAPER_TABLE2.items()}
+#: Table III: rejected pods by GPU demand 2 and 4, and in total.
+PAPER_TABLE3 = {"PACK": ("0", "18", "18"), "SPREAD": ("0", "186", "186"), "XBAL": ("5", "12", "17"), "ABP": ("2", "11", "13")}
+#: Table VIII: γ of the demand (analytic, observed) and of the system per policy at pod 3961.
+PAPER_TABLE8 = {"Analytic": "0.761", "Observed": "0.679", "PACK": "0.456", "SPREAD": "0.422", "XBAL": "0.457", "ABP": "0.636"}
+
+
+def snapshot_figure_input(snapshot: pl.DataFrame, resources: Sequence[str]) -> dict[str, np.ndarray]:
+    """Policy → snapshot utilisation with nodes sorted by GPU, then CPU, then memory (Fig. 3's order)."""
+    order = [list(resources).index(r) for r in ("gpu", "cpu", "memory") if r in resources]
+    order += [i for i in range(len(resources)) if i not in order]
+    out = {}
+    for (policy,), g in snapshot.sort("node").group_by("policy", maintain_order=True):
+        out[policy] = sort_snapshot(g.select(f"u_{r}" for r in resources).to_numpy(), order)
+    return out
+
+
+def experiment_tables(
+    exp, requests: pl.DataFrame, snapshots: pl.DataFrame, *, alpha: float, resource: str, target: str = "ABP"
+) -> dict[str, pl.DataFrame]:
+    """Tables II–VIII on the first replicate, and metrics, confidence intervals and tests over all replicates.
+
+    ``exp`` is the :class:`~colocate.placement_workload.Experiment`; ``resource`` the resource of
+    Table III (GPU in the paper); ``target`` the policy compared with every other (ABP).
+    """
+    res = list(exp.resources)
+    first = requests["replicate"].min()
+    rep0 = requests.filter(pl.col("replicate") == first)
+    policies = rep0["policy"].unique(maintain_order=True).to_list()
+    snap = exp.snapshot_pod - 1
+    one = rep0.filter(pl.col("policy") == policies[0]).sort("request")
+    demands = one.select(f"d_{r}" for r in res).to_numpy()
+    cbar = exp.capacity_matrix.max(axis=0)
+    phase = int(one["phase"][snap]) - 1
+    analytic = analytic_demand_of(exp, phase)
+    observed = observed_demand(demands[: snap + 1], alpha, cbar)
+    t4, t5 = demand_tables(analytic, observed, res)
+    mats = snapshot_matrices(snapshots.filter(pl.col("replicate") == first), res)
+    t6, t7, t8 = system_tables({p: mats[p] for p in policies}, res, analytic, observed)
+
+    metrics = run_metrics(requests, res, exp.warmup)
+    at_snap = requests.filter(pl.col("request") == snap)
+    metrics = pl.concat(
+        [
+            metrics,
+            at_snap.select("policy", "replicate", pl.lit("gamma_sys_snapshot").alias("metric"), pl.col("gamma_sys").alias("value")),
+            at_snap.select("policy", "replicate", pl.lit("gamma_dem_snapshot").alias("metric"), pl.col("gamma_dem").alias("value")),
+        ]
+    ).sort("policy", "replicate", "metric", maintain_order=True)
+    order = {p: i for i, p in enumerate(policies)}
+    metrics = metrics.sort(pl.col("policy").replace_strict(order, return_dtype=pl.Int64), "replicate", maintain_order=True)
+    tests = (
+        compare_policies(metrics, target, "reject_pct")
+        if target in policies and len(policies) > 1
+        else pl.DataFrame(schema={"policy": pl.String, "baseline": pl.String})
+    )
+    return {
+        "table2": table2(rep0, res, exp.warmup, policies),
+        "table3": table3(rep0, resource, exp.capacity[res.index(resource)], exp.warmup, policies),
+        "table4": t4,
+        "table5": t5,
+        "table6": t6,
+        "table7": t7,
+        "table8": t8,
+        "metrics": metrics,
+        "replicates": confidence_intervals(metrics),
+        "tests": tests,
+    }
+
+
+def analytic_demand_of(exp, phase: int) -> tuple[np.ndarray, np.ndarray]:
+    """Analytic μ^dem, Σ^dem of the pod-type mix of ``phase`` (0-based) of the experiment."""
+    return analytic_demand(exp.demand_matrix(), exp.mix(phase), exp.capacity_matrix.max(axis=0))
+
+
+def summary_rows(
+    *, table2: pl.DataFrame, table3: pl.DataFrame, table8: pl.DataFrame, replicates: pl.DataFrame,
+    tests: pl.DataFrame, bsa: pl.DataFrame,
+) -> pl.DataFrame:
+    """The headline numbers beside the paper's: Tables II, III, VIII, the replicate test and BSA."""
+    section = "Placement (Tantawi & Steinder)"
+    items = []
+    ci = {(r["policy"], r["metric"]): r for r in replicates.iter_rows(named=True)}
+
+    def rep_note(policy: str, metric: str, first: float | None) -> str:
+        r = ci.get((policy, metric))
+        if r is None:
+            return ""
+        note = f"mean of {r['n']} replicates, 95% CI [{r['ci_low']:.3g}, {r['ci_high']:.3g}]"
+        return note + (f"; replicate 0: {first:.3g}" if first is not None else "")
+
+    policies = [c for c in table2.columns if c not in ("measure", "resource")]
+    for policy in [c for c in table2.columns if c not in ("measure", "resource")]:
+        for row in table2.iter_rows(named=True):
+            metric = "reject_pct" if row["measure"] == "% Reject" else ("mean_" if row["measure"] == "Average" else "sd_") + row["resource"]
+            label = f"Table II {row['measure']} {row['resource']} {policy}".replace("  ", " ")
+            paper = PAPER_TABLE2.get(policy, {}).get(metric)
+            r = ci.get((policy, metric))
+            items.append((label, paper, r["mean"] if r else row[policy], rep_note(policy, metric, row[policy])))
+    level_col = table3.columns[0]
+    for policy in table3.columns[1:]:
+        col = dict(zip(table3[level_col], table3[policy]))
+        paper = PAPER_TABLE3.get(policy)
+        items.append((f"Table III rejections with {level_col} 2, {policy}", paper[0] if paper else None, col.get("2"), "replicate 0, after warm-up"))
+        items.append((f"Table III rejections with {level_col} 4, {policy}", paper[1] if paper else None, col.get("4"), "replicate 0, after warm-up"))
+        items.append((f"Table III rejections total, {policy}", paper[2] if paper else None, col.get("Total"), "replicate 0, after warm-up"))
+    for key, value in table8.row(0, named=True).items():
+        if key == "Analytic":
+            items.append(("Table VIII γ^dem analytic", PAPER_TABLE8[key], value, "mix of the snapshot's phase (Table I)"))
+            continue
+        metric, label = ("gamma_dem_snapshot", "γ^dem observed") if key == "Observed" else ("gamma_sys_snapshot", f"γ^sys {key}")
+        policy = policies[0] if key == "Observed" else key
+        r = ci.get((policy, metric))
+        items.append((f"Table VIII {label}", PAPER_TABLE8.get(key), r["mean"] if r else value, rep_note(policy, metric, value)))
+    for row in tests.iter_rows(named=True) if "mean_diff" in tests.columns else []:
+        items.append(
+            (f"% reject {row['policy']} − {row['baseline']} (paired over {row['n']} replicates)", None, row["mean_diff"],
+             f"95% CI [{row['ci_low']:.3g}, {row['ci_high']:.3g}]; Wilcoxon p = {row['p_wilcoxon']:.3g} (Holm {row['p_wilcoxon_holm']:.3g}); "
+             f"{row['policy']} lower in {row['wins']}, higher in {row['losses']}")
+        )
+    for row in bsa.iter_rows(named=True):
+        items.append(
+            (f"BSA agreement with the exact argmin, {row['policy']}", None, row["agreement"],
+             f"{row['agreements']} of {row['decisions']} decisions, budget {row['budget']} samples on {row['nodes']} nodes; "
+             f"% reject {row['reject_pct_exhaustive']:.3g} exact vs {row['reject_pct_bsa']:.3g} BSA")
+        )
+    return summary.rows(section, items)
+
+
+# ----------------------------------------------------------------------------- trace-driven run
+
+
+def trace_table(requests: pl.DataFrame, warmup: int, facts: pl.DataFrame) -> pl.DataFrame:
+    """Per policy on the trace-driven stream: requests, rejections, utilisation mean and StDev, γ^sys."""
+    m = after_warmup(requests, warmup).group_by("policy", maintain_order=True).agg(
+        pl.len().alias("requests"),
+        (~pl.col("accepted")).sum().alias("rejected"),
+        (100 * (~pl.col("accepted")).mean()).alias("reject_pct"),
+        pl.col("mu_cpu").mean().alias("mean_cpu"),
+        pl.col("mu_memory").mean().alias("mean_memory"),
+        pl.col("sd_cpu").mean().alias("sd_cpu"),
+        pl.col("sd_memory").mean().alias("sd_memory"),
+        pl.col("gamma_sys").mean().alias("gamma_sys"),
+        pl.col("gamma_dem").mean().alias("gamma_dem"),
+    )
+    f = dict(zip(facts["quantity"], facts["value"]))
+    return m.with_columns(
+        offered_cpu_load=pl.lit(f.get("offered_cpu_load")), offered_memory_load=pl.lit(f.get("offered_memory_load"))
+    )
+
+
+def trace_summary(table: pl.DataFrame) -> pl.DataFrame:
+    """Summary rows of the trace-driven run (the paper has none)."""
+    items = []
+    for r in table.iter_rows(named=True):
+        items.append(
+            (f"% reject {r['policy']}", None, r["reject_pct"],
+             f"{r['rejected']} of {r['requests']} requests; offered CPU load {r['offered_cpu_load']:.3g}, memory {r['offered_memory_load']:.3g}")
+        )
+        items.append((f"StDev of CPU / memory utilisation, {r['policy']}", None, f"{r['sd_cpu']:.3f} / {r['sd_memory']:.3f}", ""))
+    return summary.rows("Placement, trace-driven (Tantawi & Steinder)", items)

@@ -1,0 +1,356 @@
+"""Workloads of the placement simulator: the Table I experiment of Tantawi & Steinder §IV and requests from the trace.
+
+* :class:`Experiment` is the paper's experiment (Table I, §IV): homogeneous nodes, pod types with
+  a demand vector and an offered load, Poisson arrivals and exponential lifetimes in phases.
+  Every type present in a phase arrives at the same rate λ, and its mean lifetime is set so that
+  it offers its load: τ_k = ρ_k · N · c_load / (λ · d_k,load) (the load is measured on one
+  resource, CPU in the paper). Equal rates are what Table IV's analytic μ^dem implies (a mix of
+  one third of each type in phase III) and make the three phases of 666, 1,334 and 2,000
+  requests equally long.
+* :func:`analytic_demand` gives the mixture mean μ^dem and covariance Σ^dem of relative demand
+  (Tables IV–V, "analytic").
+* :func:`trace_requests` builds a two-resource request stream and a set of nodes from the trace:
+  arrivals and CPU/memory requests from task_events, lifetimes from the task table (or from the
+  task's first SCHEDULE and last terminal event), capacities from machine_events.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import polars as pl
+
+from colocate.placement import Workload
+
+#: µs per 5-minute window of task_usage (the task table counts records of this length).
+WINDOW_S = 300.0
+
+
+class ConfigError(ValueError):
+    """A configuration value that cannot describe an experiment; the message names the key."""
+
+
+@dataclass(frozen=True)
+class Phase:
+    """Requests ``requests`` drawn from the pod ``types`` (all at the same rate)."""
+
+    types: tuple[str, ...]
+    requests: int
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """The experiment of Tantawi & Steinder §IV (Table I): built from the ``placement`` config section.
+
+    ``key`` prefixes the configuration key named in errors.
+    """
+
+    nodes: int
+    resources: tuple[str, ...]
+    capacity: tuple[float, ...]
+    pod_types: Mapping[str, tuple[tuple[float, ...], float]]  # name -> (demand, offered load)
+    phases: tuple[Phase, ...]
+    load_resource: str = "cpu"
+    arrival_rate: float = 1.0
+    warmup: int = 60
+    snapshot_pod: int = 3961
+    key: str = "placement"
+
+    @classmethod
+    def from_config(cls, section: Mapping, key: str = "placement") -> Experiment:
+        """From the ``placement`` section (a mapping; validated here, errors name the key)."""
+        types = {
+            name: (tuple(float(x) for x in spec["demand"]), float(spec["load"]))
+            for name, spec in section["pod_types"].items()
+        }
+        phases = tuple(Phase(tuple(p["types"]), int(p["requests"])) for p in section["phases"])
+        exp = cls(
+            nodes=int(section["nodes"]),
+            resources=tuple(section["resources"]),
+            capacity=tuple(float(x) for x in section["capacity"]),
+            pod_types=types,
+            phases=phases,
+            load_resource=section["load_resource"],
+            arrival_rate=float(section["arrival_rate"]),
+            warmup=int(section["warmup"]),
+            snapshot_pod=int(section["snapshot_pod"]),
+            key=key,
+        )
+        exp.check()
+        return exp
+
+    def check(self) -> None:
+        """Raise :class:`ConfigError` naming the key of the first inconsistent value."""
+        k, r = self.key, len(self.resources)
+        if len(set(self.resources)) != r:
+            raise ConfigError(f"{k}.resources: names must be unique, got {list(self.resources)}")
+        if len(self.capacity) != r:
+            raise ConfigError(f"{k}.capacity: {len(self.capacity)} values for {r} resources {list(self.resources)}")
+        if min(self.capacity) <= 0:
+            raise ConfigError(f"{k}.capacity: every capacity must be positive, got {list(self.capacity)}")
+        if self.load_resource not in self.resources:
+            raise ConfigError(f"{k}.load_resource: {self.load_resource!r} is not one of {list(self.resources)}")
+        load_r = self.resources.index(self.load_resource)
+        for name, (demand, load) in self.pod_types.items():
+            where = f"{k}.pod_types.{name}.demand"
+            if len(demand) != r:
+                raise ConfigError(f"{where}: {len(demand)} values for {r} resources {list(self.resources)}")
+            if min(demand) < 0:
+                raise ConfigError(f"{where}: demands must be non-negative, got {list(demand)}")
+            over = [self.resources[i] for i in range(r) if demand[i] > self.capacity[i]]
+            if over:
+                raise ConfigError(
+                    f"{where}: demand {list(demand)} exceeds the node capacity {list(self.capacity)} "
+                    f"on {', '.join(over)}: no node could ever hold it"
+                )
+            if demand[load_r] <= 0:
+                raise ConfigError(
+                    f"{where}: the load is measured on {self.load_resource!r} ({k}.load_resource), "
+                    f"so every pod type needs a positive {self.load_resource} demand"
+                )
+            if load <= 0:
+                raise ConfigError(f"{k}.pod_types.{name}.load: must be positive, got {load}")
+        if not self.phases:
+            raise ConfigError(f"{k}.phases: at least one phase is needed")
+        for i, ph in enumerate(self.phases):
+            unknown = [t for t in ph.types if t not in self.pod_types]
+            if unknown or not ph.types:
+                raise ConfigError(
+                    f"{k}.phases[{i}].types: {unknown or 'empty'} — known pod types: {list(self.pod_types)}"
+                )
+            if ph.requests < 1:
+                raise ConfigError(f"{k}.phases[{i}].requests: must be at least 1, got {ph.requests}")
+        total = self.total_requests
+        if not 0 <= self.warmup < total:
+            raise ConfigError(f"{k}.warmup: {self.warmup} must be below the {total} requests of {k}.phases")
+        if not 1 <= self.snapshot_pod <= total:
+            raise ConfigError(
+                f"{k}.snapshot_pod: pod {self.snapshot_pod} is outside the {total} requests of {k}.phases"
+            )
+        if self.arrival_rate <= 0:
+            raise ConfigError(f"{k}.arrival_rate: must be positive, got {self.arrival_rate}")
+
+    @property
+    def total_requests(self) -> int:
+        return sum(p.requests for p in self.phases)
+
+    @property
+    def capacity_matrix(self) -> np.ndarray:
+        """N × R capacities of the homogeneous cluster."""
+        return np.tile(np.asarray(self.capacity, dtype=np.float64), (self.nodes, 1))
+
+    @property
+    def type_names(self) -> list[str]:
+        return list(self.pod_types)
+
+    def demand_matrix(self) -> np.ndarray:
+        """T × R demands of the pod types, in :attr:`type_names` order."""
+        return np.array([self.pod_types[t][0] for t in self.type_names], dtype=np.float64)
+
+    def mean_lifetimes(self) -> np.ndarray:
+        """τ_k = ρ_k · N · c_load / (λ · d_k,load): type k then offers load ρ_k on the load resource."""
+        r = self.resources.index(self.load_resource)
+        cap = self.nodes * self.capacity[r]
+        return np.array(
+            [self.pod_types[t][1] * cap / (self.arrival_rate * self.pod_types[t][0][r]) for t in self.type_names]
+        )
+
+    def offered_load(self, phase: int) -> np.ndarray:
+        """Offered utilisation per resource in a phase: Σ_k λ τ_k d_k / (N c) (Fig. 1's plateaus)."""
+        tau = self.mean_lifetimes()
+        dem = self.demand_matrix()
+        idx = [self.type_names.index(t) for t in self.phases[phase].types]
+        busy = (self.arrival_rate * tau[idx, None] * dem[idx]).sum(axis=0)
+        return busy / (self.nodes * np.asarray(self.capacity))
+
+    def mix(self, phase: int) -> np.ndarray:
+        """Probability of each pod type (type_names order) among the arrivals of a phase."""
+        p = np.zeros(len(self.pod_types))
+        for t in self.phases[phase].types:
+            p[self.type_names.index(t)] = 1.0
+        return p / p.sum()
+
+    def workload(self, rng: np.random.Generator) -> Workload:
+        """One realisation: Poisson arrivals (rate λ per type present), uniform type, exponential lifetime."""
+        tau = self.mean_lifetimes()
+        dem = self.demand_matrix()
+        times, kinds, phases = [], [], []
+        clock = 0.0
+        for i, ph in enumerate(self.phases):
+            idx = np.array([self.type_names.index(t) for t in ph.types])
+            rate = self.arrival_rate * idx.size
+            gaps = rng.exponential(1.0 / rate, ph.requests)
+            t = clock + np.cumsum(gaps)
+            clock = float(t[-1])
+            times.append(t)
+            kinds.append(idx[rng.integers(idx.size, size=ph.requests)])
+            phases.append(np.full(ph.requests, i))
+        kind = np.concatenate(kinds)
+        lifetime = rng.exponential(tau[kind])
+        names = np.array(self.type_names)
+        return Workload(
+            time=np.concatenate(times),
+            demand=dem[kind],
+            lifetime=lifetime,
+            kind=names[kind],
+            phase=np.concatenate(phases) + 1,
+        )
+
+
+def analytic_demand(demands: np.ndarray, probs: np.ndarray, cbar: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """μ^dem and Σ^dem of relative demand v = d / c̄ for a mix of types (Tables IV–V, "analytic").
+
+    ``demands`` is T × R, ``probs`` the probability of each type among arrivals.
+    """
+    v = np.asarray(demands, dtype=np.float64) / np.asarray(cbar, dtype=np.float64)
+    p = np.asarray(probs, dtype=np.float64)
+    p = p / p.sum()
+    mu = p @ v
+    return mu, (v * p[:, None]).T @ v - np.outer(mu, mu)
+
+
+# ----------------------------------------------------------------------------- trace-driven
+
+#: Terminal task events (EVICT, FAIL, FINISH, KILL, LOST).
+_TERMINAL = (2, 3, 4, 5, 6)
+
+
+def trace_nodes(machine_events: pl.DataFrame, n_machines: int, rng: np.random.Generator) -> pl.DataFrame:
+    """``n_machines`` machines drawn without replacement from those added at the start of the trace.
+
+    Capacities (cpus, memory) are those of each machine's first ADD event (normalised, as the
+    trace publishes them). Machines with a missing capacity are skipped.
+    """
+    first = (
+        machine_events.filter(pl.col("event_type") == 0)
+        .sort("time", "machine_id")
+        .group_by("machine_id", maintain_order=True)
+        .first()
+        .drop_nulls(["cpus", "memory"])
+        .filter((pl.col("cpus") > 0) & (pl.col("memory") > 0))
+    )
+    initial = first.filter(pl.col("time") == first["time"].min()).sort("machine_id")
+    pool = initial if initial.height >= n_machines else first.sort("machine_id")
+    if pool.height < n_machines:
+        raise ConfigError(
+            f"placement.trace.machines: {n_machines} machines asked, machine_events has {pool.height} with capacities"
+        )
+    pick = np.sort(rng.choice(pool.height, size=n_machines, replace=False))
+    return pool[pick].select("machine_id", "cpus", "memory")
+
+
+def task_arrivals(task_events: pl.DataFrame) -> pl.DataFrame:
+    """Per task: first SUBMIT time (µs) with its CPU and memory request, first SCHEDULE, last terminal event."""
+    submit = (
+        task_events.filter(pl.col("event_type") == 0)
+        .sort("time", "job_id", "task_index")
+        .group_by("job_id", "task_index", maintain_order=True)
+        .first()
+        .select("job_id", "task_index", pl.col("time").alias("submit"), "cpu_request", "memory_request")
+    )
+    bounds = task_events.group_by("job_id", "task_index").agg(
+        pl.col("time").filter(pl.col("event_type") == 1).min().alias("schedule"),
+        pl.col("time").filter(pl.col("event_type").is_in(_TERMINAL)).max().alias("end"),
+    )
+    return submit.join(bounds, on=["job_id", "task_index"], how="left")
+
+
+def trace_requests(
+    arrivals: pl.DataFrame,
+    task_stats: pl.DataFrame,
+    nodes: pl.DataFrame,
+    *,
+    n_requests: int,
+    offered_load: float,
+    lifetime: str,
+    rng: np.random.Generator,
+) -> tuple[pl.DataFrame, dict[str, float]]:
+    """A two-resource request stream (cpu, memory) from the trace, replayed at a given offered CPU load.
+
+    The population is the tasks of the task table (kept by the reduce) with a SUBMIT event and
+    positive requests. Lifetimes are ``n_records × 300 s`` (``lifetime="usage"``, the task table)
+    or last terminal event − first SCHEDULE (``"events"``). ``n_requests`` tasks are drawn
+    without replacement, ordered by submit time; requests larger than every node on some
+    resource are dropped (no policy could place them). The arrival times are then scaled by one
+    factor so that the offered CPU load on the nodes, Σ_k cpu_k L_k / (T · Σ_n cpu_n), equals
+    ``offered_load``: the trace's request mix and burstiness at the load of Table I's phase III.
+
+    Returns the request frame (columns of :meth:`Workload.to_frame` for resources cpu, memory,
+    plus job_id, task_index) and facts for the log and the table.
+    """
+    if lifetime not in ("usage", "events"):
+        raise ConfigError(f"placement.trace.lifetime: 'usage' or 'events', got {lifetime!r}")
+    tasks = arrivals.join(task_stats.select("job_id", "task_index", "n_records"), on=["job_id", "task_index"])
+    if lifetime == "usage":
+        tasks = tasks.with_columns(lifetime=pl.col("n_records").cast(pl.Float64) * WINDOW_S)
+    else:
+        tasks = tasks.with_columns(lifetime=(pl.col("end") - pl.col("schedule")).cast(pl.Float64) / 1e6)
+    tasks = (
+        tasks.drop_nulls(["lifetime", "cpu_request", "memory_request"])
+        .filter((pl.col("lifetime") > 0) & (pl.col("cpu_request") > 0) & (pl.col("memory_request") > 0))
+        .sort("submit", "job_id", "task_index")
+    )
+    cap = nodes.select("cpus", "memory").to_numpy()
+    fits = (tasks["cpu_request"].to_numpy()[:, None] <= cap[None, :, 0]) & (
+        tasks["memory_request"].to_numpy()[:, None] <= cap[None, :, 1]
+    )
+    too_big = ~fits.any(axis=1)
+    eligible = tasks.filter(pl.Series(~too_big))
+    if eligible.height < 2:
+        raise ConfigError(
+            f"placement.trace.requests: only {eligible.height} tasks with requests and lifetimes in the trace"
+        )
+    n = min(n_requests, eligible.height)
+    pick = np.sort(rng.choice(eligible.height, size=n, replace=False))
+    chosen = eligible[pick]
+    submit_s = (chosen["submit"].to_numpy() - chosen["submit"][0]) / 1e6
+    span = float(submit_s[-1])
+    if span <= 0:
+        raise ConfigError("placement.trace.requests: the sampled tasks all arrive at the same instant")
+    work = float((chosen["cpu_request"].to_numpy() * chosen["lifetime"].to_numpy()).sum())
+    natural_load = work / (span * cap[:, 0].sum())
+    scale = natural_load / offered_load
+    frame = pl.DataFrame(
+        {
+            "request": np.arange(n),
+            "time": submit_s * scale,
+            "kind": np.zeros(n, dtype=np.int64).astype(str),
+            "phase": np.ones(n, dtype=np.int64),
+            "d_cpu": chosen["cpu_request"].to_numpy(),
+            "d_memory": chosen["memory_request"].to_numpy(),
+            "lifetime": chosen["lifetime"].to_numpy(),
+            "job_id": chosen["job_id"].to_numpy(),
+            "task_index": chosen["task_index"].to_numpy(),
+        }
+    )
+    facts = {
+        "tasks_eligible": float(eligible.height),
+        "tasks_too_big": float(too_big.sum()),
+        "requests": float(n),
+        "natural_cpu_load": natural_load,
+        "time_scale": scale,
+        "offered_cpu_load": offered_load,
+        "offered_memory_load": float(
+            (chosen["memory_request"].to_numpy() * chosen["lifetime"].to_numpy()).sum() / (span * scale * cap[:, 1].sum())
+        ),
+    }
+    return frame, facts
+
+
+def policy_specs(
+    kinds: Sequence[str], resources: Sequence[str], prime_resource: str, weights: Sequence[float], key: str
+) -> list[dict]:
+    """Check the policy settings of one run (errors name ``key``) and return keyword sets for make_policy."""
+    if prime_resource not in resources:
+        raise ConfigError(f"{key}.prime_resource: {prime_resource!r} is not one of {list(resources)}")
+    if len(weights) != len(resources):
+        raise ConfigError(
+            f"{key}.xbalance_weights: {len(weights)} weights for {len(resources)} resources {list(resources)}"
+        )
+    if len(set(kinds)) != len(kinds) or not kinds:
+        raise ConfigError(f"{key}.policies: a non-empty list without repeats, got {list(kinds)}")
+    return [
+        {"kind": k, "prime_resource": list(resources).index(prime_resource), "weights": list(weights)} for k in kinds
+    ]
