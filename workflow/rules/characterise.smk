@@ -1,1 +1,514 @@
-# characterise: filled in by its issue.
+# Task characterisation (Janus & Rzadca §3) and aggregated utilisation of co-located tasks (Unuvar et al. §IV).
+# The science lives in colocate.characterise, colocate.aggregate and colocate.betafit.
+
+CH = config["characterise"]
+CH_JANUS = CH["janus"]
+CH_UNUVAR = CH["unuvar"]
+CH_N_TASKS = config["realizations"]["n_tasks"]
+CH_CATEGORY_J = "Characterisation (Janus & Rzadca §3)"
+CH_CATEGORY_U = "Aggregated utilisation (Unuvar et al. §IV)"
+# Sample sizes drawn from the realization matrix cannot exceed its N tasks: larger ones are skipped (and said).
+CH_SIZES = {
+    f"{name}.{key}": [n for n in section[key] if n <= CH_N_TASKS]
+    for name, section, keys in (
+        ("janus", CH_JANUS, ("fig5_sizes", "table1_sizes", "fig6_sizes")),
+        ("unuvar", CH_UNUVAR, ("sweep_sizes",)),
+    )
+    for key in keys
+}
+for _key, _kept in CH_SIZES.items():
+    _asked = CH_JANUS[_key.split(".")[1]] if _key.startswith("janus") else CH_UNUVAR[_key.split(".")[1]]
+    if not _kept:
+        raise ValueError(f"config key characterise.{_key}: every size exceeds realizations.n_tasks = {CH_N_TASKS}")
+    if len(_kept) < len(_asked) and _key not in _WARNED:
+        _WARNED.add(_key)
+        logger.warning(
+            f"colocate: characterise.{_key}: sizes {sorted(set(_asked) - set(_kept))} exceed "
+            f"realizations.n_tasks = {CH_N_TASKS}; skipped"
+        )
+CH_OBSERVATIONS = min(CH_UNUVAR["observations"], config["realizations"]["n_realizations"])
+CH_SERIES = expand("results/reduce/bucket-{bucket}/series.parquet", bucket=BUCKETS)
+
+TARGETS.append(
+    (
+        ("task_events", "task_usage"),
+        [
+            "results/figures/janus_fig1_sampling.png",
+            "results/figures/janus_fig2_std_cdf.png",
+            "results/figures/janus_fig3_std_vs_mean.png",
+            "results/figures/janus_s34_time_invariance.png",
+            "results/figures/janus_fig4_centroids.png",
+            "results/figures/janus_fig4_elbow.png",
+            "results/figures/janus_fig5_totals.png",
+            "results/figures/janus_fig6_percentiles.png",
+            "results/tables/janus_table1_normality.csv",
+            "results/characterise/task_clusters.parquet",
+            "results/figures/unuvar_fig4_beta_fit.png",
+            "results/figures/unuvar_fig7_beta_fit.png",
+            "results/figures/unuvar_gaussian_vs_beta.png",
+            "results/figures/characterisation_clusters.png",
+            "results/figures/characterisation_table1.png",
+        ],
+    )
+)
+SUMMARY_PARTS.append((("task_events", "task_usage"), "results/summary/characterise_janus.csv"))
+SUMMARY_PARTS.append((("task_events", "task_usage"), "results/summary/characterise_unuvar.csv"))
+
+
+rule janus_fig1_sampling:
+    input:
+        series=CH_SERIES,
+    output:
+        values="results/characterise/janus_fig1_sampling.parquet",
+        table=report(
+            "results/tables/janus_fig1_sampling.csv",
+            caption="../report/characterise_janus_fig1.rst",
+            category=CH_CATEGORY_J,
+        ),
+        figure=report(
+            "results/figures/janus_fig1_sampling.png",
+            caption="../report/characterise_janus_fig1.rst",
+            category=CH_CATEGORY_J,
+        ),
+    params:
+        ks=CH_JANUS["sampling_ks"],
+        seed=CH["seed"],
+        code=code_digest("characterise", "figures.characterise", "figures.__init__", "tasks", "io"),
+    log:
+        "logs/characterise/janus_fig1_sampling.log",
+    benchmark:
+        "benchmarks/characterise/janus_fig1_sampling.tsv"
+    threads: 1
+    resources:
+        # one bucket's records at a time (five float64 columns, sorted, plus one permutation per k)
+        mem_mb=lambda wc, input: 1500 + int(20 * input.size_mb / max(len(BUCKETS), 1)),
+        runtime=60,
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/characterise_janus_fig1.py"
+
+
+rule janus_variability:
+    input:
+        long="results/tasks/long_tasks.parquet",
+    output:
+        fig2_table=report(
+            "results/tables/janus_fig2_std.csv",
+            caption="../report/characterise_janus_fig2.rst",
+            category=CH_CATEGORY_J,
+        ),
+        fig2=report(
+            "results/figures/janus_fig2_std_cdf.png",
+            caption="../report/characterise_janus_fig2.rst",
+            category=CH_CATEGORY_J,
+        ),
+        fig3_table=report(
+            "results/tables/janus_fig3_trend_lines.csv",
+            caption="../report/characterise_janus_fig3.rst",
+            category=CH_CATEGORY_J,
+        ),
+        fig3=report(
+            "results/figures/janus_fig3_std_vs_mean.png",
+            caption="../report/characterise_janus_fig3.rst",
+            category=CH_CATEGORY_J,
+        ),
+    params:
+        alpha=CH["alpha"],
+        bins=CH_JANUS["heatmap_bins"],
+        quantile=CH_JANUS["heatmap_quantile"],
+        code=code_digest("characterise", "figures.characterise", "figures.__init__"),
+    log:
+        "logs/characterise/janus_variability.log",
+    benchmark:
+        "benchmarks/characterise/janus_variability.tsv"
+    threads: 1
+    resources:
+        mem_mb=lambda wc, input: 1500 + 4 * int(input.size_mb),
+        runtime=20,
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/characterise_janus_variability.py"
+
+
+rule janus_time_invariance:
+    input:
+        series=CH_SERIES,
+    output:
+        tests="results/characterise/janus_s34_ks.parquet",
+        table=report(
+            "results/tables/janus_s34_time_invariance.csv",
+            caption="../report/characterise_janus_s34.rst",
+            category=CH_CATEGORY_J,
+        ),
+        figure=report(
+            "results/figures/janus_s34_time_invariance.png",
+            caption="../report/characterise_janus_s34.rst",
+            category=CH_CATEGORY_J,
+        ),
+    params:
+        windows=CH_JANUS["windows"],
+        alpha=CH["alpha"],
+        seed=CH["seed"],
+        code=code_digest("characterise", "figures.characterise", "figures.__init__", "tasks", "io"),
+    log:
+        "logs/characterise/janus_time_invariance.log",
+    benchmark:
+        "benchmarks/characterise/janus_time_invariance.tsv"
+    threads: 1
+    resources:
+        mem_mb=lambda wc, input: 1500 + int(20 * input.size_mb / max(len(BUCKETS), 1)),
+        runtime=120,
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/characterise_janus_time_invariance.py"
+
+
+rule janus_clusters:
+    input:
+        long="results/tasks/long_tasks.parquet",
+    output:
+        clusters="results/characterise/task_clusters.parquet",
+        shares=report(
+            "results/tables/janus_fig4_cluster_shares.csv",
+            caption="../report/characterise_janus_fig4.rst",
+            category=CH_CATEGORY_J,
+        ),
+        centroids="results/tables/janus_fig4_centroids.csv",
+        figure=report(
+            "results/figures/janus_fig4_centroids.png",
+            caption="../report/characterise_janus_fig4.rst",
+            category=CH_CATEGORY_J,
+        ),
+    params:
+        k=CH_JANUS["kmeans_k"],
+        n_init=CH_JANUS["kmeans_n_init"],
+        seed=CH["seed"],
+        code=code_digest("characterise", "figures.characterise", "figures.__init__", "io"),
+    log:
+        "logs/characterise/janus_clusters.log",
+    benchmark:
+        "benchmarks/characterise/janus_clusters.tsv"
+    threads: 1
+    resources:
+        # the histograms as float32 and float64 (tasks × 100) plus k-means' distances
+        mem_mb=lambda wc, input: 1500 + 8 * int(input.size_mb),
+        runtime=120,
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/characterise_janus_clusters.py"
+
+
+rule janus_elbow:
+    input:
+        long="results/tasks/long_tasks.parquet",
+    output:
+        table=report(
+            "results/tables/janus_fig4_elbow.csv",
+            caption="../report/characterise_janus_elbow.rst",
+            category=CH_CATEGORY_J,
+        ),
+        figure=report(
+            "results/figures/janus_fig4_elbow.png",
+            caption="../report/characterise_janus_elbow.rst",
+            category=CH_CATEGORY_J,
+        ),
+    params:
+        k=CH_JANUS["kmeans_k"],
+        k_range=CH_JANUS["elbow_k"],
+        max_tasks=CH_JANUS["elbow_max_tasks"],
+        seed=CH["seed"],
+        code=code_digest("characterise", "figures.characterise", "figures.__init__"),
+    log:
+        "logs/characterise/janus_elbow.log",
+    benchmark:
+        "benchmarks/characterise/janus_elbow.tsv"
+    threads: 1
+    resources:
+        mem_mb=lambda wc, input: 1500 + 8 * int(input.size_mb),
+        runtime=120,
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/characterise_janus_elbow.py"
+
+
+rule janus_total_usage:
+    input:
+        inst="results/realizations/inst.npy",
+        tasks="results/realizations/tasks.parquet",
+        long="results/tasks/long_tasks.parquet",
+    output:
+        samples="results/characterise/janus_total_usage_samples.parquet",
+        table1=report(
+            "results/tables/janus_table1_normality.csv",
+            caption="../report/characterise_janus_table1.rst",
+            category=CH_CATEGORY_J,
+        ),
+        fig6_table=report(
+            "results/tables/janus_fig6_percentiles.csv",
+            caption="../report/characterise_janus_fig6.rst",
+            category=CH_CATEGORY_J,
+        ),
+        fig6=report(
+            "results/figures/janus_fig6_percentiles.png",
+            caption="../report/characterise_janus_fig6.rst",
+            category=CH_CATEGORY_J,
+        ),
+    params:
+        table1_sizes=CH_SIZES["janus.table1_sizes"],
+        fig6_sizes=CH_SIZES["janus.fig6_sizes"],
+        percentiles=CH_JANUS["fig6_percentiles"],
+        repetitions=CH_JANUS["repetitions"],
+        alpha=CH["alpha"],
+        seed=CH["seed"],
+        code=code_digest("characterise", "figures.characterise", "figures.__init__", "io"),
+    log:
+        "logs/characterise/janus_total_usage.log",
+    benchmark:
+        "benchmarks/characterise/janus_total_usage.tsv"
+    threads: 1
+    resources:
+        # the memory-mapped N × R matrix is paged in, plus chunks of 8e6 float64 totals
+        mem_mb=lambda wc, input: 1500 + int(input.size_mb),
+        runtime=240,
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/characterise_janus_total_usage.py"
+
+
+rule janus_fig5_totals:
+    input:
+        inst="results/realizations/inst.npy",
+        tasks="results/realizations/tasks.parquet",
+        long="results/tasks/long_tasks.parquet",
+    output:
+        table="results/tables/janus_fig5_totals.csv",
+        figure=report(
+            "results/figures/janus_fig5_totals.png",
+            caption="../report/characterise_janus_fig5.rst",
+            category=CH_CATEGORY_J,
+        ),
+    params:
+        sizes=CH_SIZES["janus.fig5_sizes"],
+        seed=CH["seed"],
+        code=code_digest("characterise", "figures.characterise", "figures.__init__"),
+    log:
+        "logs/characterise/janus_fig5_totals.log",
+    benchmark:
+        "benchmarks/characterise/janus_fig5_totals.tsv"
+    threads: 1
+    resources:
+        mem_mb=lambda wc, input: 1500 + int(input.size_mb),
+        runtime=20,
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/characterise_janus_fig5.py"
+
+
+rule janus_summary:
+    input:
+        fig1="results/tables/janus_fig1_sampling.csv",
+        fig2="results/tables/janus_fig2_std.csv",
+        fig3="results/tables/janus_fig3_trend_lines.csv",
+        s34="results/tables/janus_s34_time_invariance.csv",
+        shares="results/tables/janus_fig4_cluster_shares.csv",
+        table1="results/tables/janus_table1_normality.csv",
+        fig6="results/tables/janus_fig6_percentiles.csv",
+    output:
+        "results/summary/characterise_janus.csv",
+    params:
+        code=code_digest("characterise", "summary"),
+    log:
+        "logs/characterise/janus_summary.log",
+    benchmark:
+        "benchmarks/characterise/janus_summary.tsv"
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/characterise_janus_summary.py"
+
+
+rule unuvar_aggregates:
+    input:
+        series=CH_SERIES,
+        inst="results/realizations/inst.npy",
+        avg="results/realizations/avg.npy",
+    output:
+        aggregates="results/characterise/unuvar_aggregates.parquet",
+        sources=report(
+            "results/tables/unuvar_aggregates.csv",
+            caption="../report/characterise_unuvar_aggregates.rst",
+            category=CH_CATEGORY_U,
+        ),
+    params:
+        sizes=CH_UNUVAR["sizes"],
+        source=CH_UNUVAR["source"],
+        tolerance=CH_UNUVAR["machine_tolerance"],
+        usage=CH_UNUVAR["usage"],
+        observations=CH_OBSERVATIONS,
+        peak=CH_UNUVAR["peak"],
+        seed=CH["seed"],
+        code=code_digest("aggregate", "characterise", "io"),
+    log:
+        "logs/characterise/unuvar_aggregates.log",
+    benchmark:
+        "benchmarks/characterise/unuvar_aggregates.tsv"
+    threads: 1
+    resources:
+        # a lazy group-by over the series (machine, window), then one machine's records at a time
+        mem_mb=lambda wc, input: 2000 + int(2 * input.size_mb),
+        runtime=60,
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/characterise_unuvar_aggregates.py"
+
+
+rule unuvar_beta_fit:
+    input:
+        aggregates="results/characterise/unuvar_aggregates.parquet",
+    output:
+        statistics=report(
+            "results/tables/unuvar_table2_4_statistics.csv",
+            caption="../report/characterise_unuvar_tables.rst",
+            category=CH_CATEGORY_U,
+        ),
+        moments=report(
+            "results/tables/unuvar_table3_5_moments.csv",
+            caption="../report/characterise_unuvar_tables.rst",
+            category=CH_CATEGORY_U,
+        ),
+        ks=report(
+            "results/tables/unuvar_table6_ks.csv",
+            caption="../report/characterise_unuvar_tables.rst",
+            category=CH_CATEGORY_U,
+        ),
+        overutilisation=report(
+            "results/tables/unuvar_table7_overutilisation.csv",
+            caption="../report/characterise_unuvar_tables.rst",
+            category=CH_CATEGORY_U,
+        ),
+        models=report(
+            "results/tables/unuvar_gaussian_vs_beta.csv",
+            caption="../report/characterise_unuvar_models.rst",
+            category=CH_CATEGORY_U,
+        ),
+        fig4=report(
+            "results/figures/unuvar_fig4_beta_fit.png",
+            caption="../report/characterise_unuvar_figs.rst",
+            category=CH_CATEGORY_U,
+        ),
+        fig7=report(
+            "results/figures/unuvar_fig7_beta_fit.png",
+            caption="../report/characterise_unuvar_figs.rst",
+            category=CH_CATEGORY_U,
+        ),
+        summary="results/summary/characterise_unuvar.csv",
+    params:
+        threshold=CH_UNUVAR["threshold"],
+        tail_thresholds=CH_UNUVAR["tail_thresholds"],
+        alpha=CH["alpha"],
+        code=code_digest("betafit", "figures.characterise", "figures.__init__", "summary"),
+    log:
+        "logs/characterise/unuvar_beta_fit.log",
+    benchmark:
+        "benchmarks/characterise/unuvar_beta_fit.tsv"
+    threads: 1
+    resources:
+        mem_mb=1500,
+        runtime=10,
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/characterise_unuvar_beta_fit.py"
+
+
+rule unuvar_sweep:
+    input:
+        inst="results/realizations/inst.npy",
+        avg="results/realizations/avg.npy",
+    output:
+        table=report(
+            "results/tables/unuvar_gaussian_vs_beta_sweep.csv",
+            caption="../report/characterise_unuvar_models.rst",
+            category=CH_CATEGORY_U,
+        ),
+        figure=report(
+            "results/figures/unuvar_gaussian_vs_beta.png",
+            caption="../report/characterise_unuvar_models.rst",
+            category=CH_CATEGORY_U,
+        ),
+    params:
+        sizes=CH_SIZES["unuvar.sweep_sizes"],
+        repetitions=CH_UNUVAR["sweep_repetitions"],
+        usage=CH_UNUVAR["usage"],
+        observations=CH_OBSERVATIONS,
+        peak=CH_UNUVAR["peak"],
+        threshold=CH_UNUVAR["threshold"],
+        tail_thresholds=CH_UNUVAR["tail_thresholds"],
+        alpha=CH["alpha"],
+        seed=CH["seed"],
+        code=code_digest("aggregate", "betafit", "characterise", "figures.characterise", "figures.__init__"),
+    log:
+        "logs/characterise/unuvar_sweep.log",
+    benchmark:
+        "benchmarks/characterise/unuvar_sweep.tsv"
+    threads: 1
+    resources:
+        mem_mb=lambda wc, input: 1500 + int(input.size_mb / 2),
+        runtime=30,
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/characterise_unuvar_sweep.py"
+
+
+rule notebook_characterisation:
+    input:
+        long="results/tasks/long_tasks.parquet",
+        lines="results/tables/janus_fig3_trend_lines.csv",
+        s34="results/tables/janus_s34_time_invariance.csv",
+        clusters="results/characterise/task_clusters.parquet",
+        table1="results/tables/janus_table1_normality.csv",
+        samples="results/characterise/janus_total_usage_samples.parquet",
+        sources="results/tables/unuvar_aggregates.csv",
+        statistics="results/tables/unuvar_table2_4_statistics.csv",
+        ks="results/tables/unuvar_table6_ks.csv",
+        overutilisation="results/tables/unuvar_table7_overutilisation.csv",
+        sweep="results/tables/unuvar_gaussian_vs_beta_sweep.csv",
+    output:
+        clusters=report(
+            "results/figures/characterisation_clusters.png",
+            caption="../report/characterise_notebook_clusters.rst",
+            category=CH_CATEGORY_J,
+        ),
+        table1=report(
+            "results/figures/characterisation_table1.png",
+            caption="../report/characterise_notebook_table1.rst",
+            category=CH_CATEGORY_J,
+        ),
+    params:
+        threshold=CH_UNUVAR["threshold"],
+        code=code_digest("characterise"),
+    log:
+        notebook="results/notebooks/02_characterisation.ipynb",
+    benchmark:
+        "benchmarks/characterise/notebook_characterisation.tsv"
+    threads: 1
+    resources:
+        mem_mb=lambda wc, input: 1500 + 4 * int(input.size_mb),
+        runtime=15,
+    conda:
+        "../../environment.yml"
+    notebook:
+        "../../notebooks/02_characterisation.py.ipynb"

@@ -1,0 +1,618 @@
+"""Task characterisation (colocate.characterise: Janus & Rzadca §3) and aggregated utilisation
+(colocate.aggregate, colocate.betafit: Unuvar et al. §IV).
+
+Constructed inputs with hand-computed answers, brute-force references on small
+cases, property tests, statistical properties with their tolerances justified
+next to the assertion, and parameter recovery on the synthetic trace.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pytest
+import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import stats
+from sklearn.metrics import adjusted_rand_score
+
+from colocate import aggregate, betafit, characterise as ch, synth, tasks
+from colocate.trace import TRACE_START_US, WINDOW_US
+
+KEY = ["job_id", "task_index"]
+#: The tiny scale's model sizes, read from the preset the pipeline uses (as in test_synth.py).
+TINY = {
+    k: v
+    for k, v in yaml.safe_load((Path(__file__).resolve().parents[1] / "workflow/schemas/scales.yaml").read_text())[
+        "tiny"
+    ]["synthetic"].items()
+    if k != "shards"
+}
+
+
+def blocks(values: list[list[float]]) -> tuple[np.ndarray, np.ndarray]:
+    """Flat values and offsets of a list of per-task series."""
+    offsets = np.concatenate([[0], np.cumsum([len(v) for v in values])]).astype(np.int64)
+    return np.concatenate([np.asarray(v, dtype=np.float64) for v in values]), offsets
+
+
+def records(series: list[list[float]], avg: list[list[float]] | None = None, machine: list[int] | None = None) -> pl.DataFrame:
+    rows = []
+    for i, xs in enumerate(series):
+        for t, x in enumerate(xs):
+            rows.append({"job_id": 1, "task_index": i, "start_time": TRACE_START_US + t * WINDOW_US, "inst": x,
+                         "avg": (avg[i][t] if avg else x), "machine_id": (machine[i] if machine else 7)})
+    return pl.DataFrame(rows)
+
+
+# ============================================================================ Fig 1, sampling validation
+
+
+def test_series_blocks_orders_records_by_task_and_time():
+    df = records([[1.0, 2.0, 3.0], [4.0, 5.0]]).sample(fraction=1.0, shuffle=True, seed=3)
+    s = ch.series_blocks(df)
+    assert s.keys.rows() == [(1, 0), (1, 1)]
+    assert s.offsets.tolist() == [0, 3, 5]
+    assert s.inst.tolist() == [1.0, 2.0, 3.0, 4.0, 5.0]
+
+
+def test_constant_tasks_have_zero_relative_difference():
+    inst, offsets = blocks([[0.2] * 30, [0.05] * 24, [0.7] * 100])
+    d = ch.sampling_differences(inst, inst.copy(), offsets, [1, 5, 24, 50], np.random.default_rng(0))
+    assert np.allclose(d["rel_diff"], 0)
+    # only tasks with at least k records count: k=50 → the 100-record task alone
+    assert d.filter(pl.col("k") == 50)["task"].to_list() == [2]
+    assert d.filter(pl.col("k") == 24)["task"].to_list() == [0, 1, 2]
+
+
+def test_relative_difference_with_all_records_is_exact():
+    inst, offsets = blocks([[0.1, 0.3, 0.2], [0.0, 0.4]])
+    avg, _ = blocks([[0.2, 0.2, 0.2], [0.1, 0.1]])
+    d = ch.sampling_differences(inst, avg, offsets, [2, 3], np.random.default_rng(1))
+    k3 = d.filter(pl.col("k") == 3)
+    assert k3["task"].to_list() == [0]
+    assert k3["rel_diff"][0] == pytest.approx((0.2 - 0.2) / 0.2)
+    k2 = d.filter((pl.col("k") == 2) & (pl.col("task") == 1))
+    assert k2["rel_diff"][0] == pytest.approx((0.1 - 0.2) / 0.1)
+
+
+def test_tasks_with_zero_avg_mean_are_left_out():
+    inst, offsets = blocks([[0.1, 0.2], [0.1, 0.3]])
+    avg, _ = blocks([[0.0, 0.0], [0.2, 0.2]])
+    d = ch.sampling_differences(inst, avg, offsets, [1], np.random.default_rng(0))
+    assert d["task"].to_list() == [1]
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(st.lists(st.integers(1, 50), min_size=1, max_size=6), min_size=1, max_size=5),
+    st.integers(1, 6),
+    st.integers(0, 2**32 - 1),
+)
+def test_sample_mean_is_the_mean_of_some_k_subset(series, k, seed):
+    """Brute force: x̄^(k) is the mean of one of the C(T_i, k) subsets of the task's records."""
+    vals = [[v / 64 for v in s] for s in series]  # dyadic values: sums are exact in float64
+    inst, offsets = blocks(vals)
+    avg = np.full_like(inst, 0.5)
+    d = ch.sampling_differences(inst, avg, offsets, [k], np.random.default_rng(seed))
+    assert d["task"].to_list() == [i for i, s in enumerate(vals) if len(s) >= k]
+    for task, rel in zip(d["task"], d["rel_diff"]):
+        xk = 0.5 - rel * 0.5
+        means = {sum(c) / k for c in itertools.combinations(vals[task], k)}
+        assert min(abs(xk - m) for m in means) < 1e-12
+
+
+def test_sampled_mean_is_unbiased():
+    """E[x̄^(k)] = x̄ for sampling without replacement: over 4000 draws the mean of rel_diff is
+    (ȳ − x̄)/ȳ within 4 standard errors (the std of x̄^(5) here is below 0.2)."""
+    rng = np.random.default_rng(5)
+    xs = rng.exponential(1.0, 40)
+    inst, offsets = blocks([xs] * 4000)
+    avg = np.full_like(inst, xs.mean())
+    d = ch.sampling_differences(inst, avg, offsets, [5], rng)["rel_diff"].to_numpy()
+    assert abs(d.mean()) < 4 * d.std() / math.sqrt(d.size)
+
+
+def test_box_statistics_by_hand():
+    values = pl.DataFrame({"k": [1] * 10, "rel_diff": [1.0, 2, 3, 4, 5, 6, 7, 8, 9, 100]})
+    b = ch.box_statistics(values).row(0, named=True)
+    q1, med, q3 = np.percentile(values["rel_diff"], [25, 50, 75])
+    assert (b["q1"], b["median"], b["q3"]) == (q1, med, q3) == (3.25, 5.5, 7.75)
+    assert b["iqr"] == pytest.approx(4.5)
+    assert b["whislo"] == 1.0 and b["whishi"] == 9.0  # 100 lies beyond q3 + 1.5 IQR = 14.5
+    assert b["n"] == 10
+
+
+def test_nan_in_the_series_is_rejected_naming_the_column():
+    df = records([[0.1, float("nan"), 0.2]])
+    with pytest.raises(ValueError, match="inst"):
+        ch.series_blocks(df)
+    inst, offsets = blocks([[0.1, 0.2]])
+    with pytest.raises(ValueError, match="avg"):
+        ch.sampling_differences(inst, np.array([0.1, np.nan]), offsets, [1], np.random.default_rng(0))
+
+
+# ============================================================================ Figs 2–3, variability
+
+
+def test_trend_lines_recover_exact_lines():
+    mean = np.linspace(0.001, 0.3, 50)
+    long = pl.DataFrame({"inst_mean": mean, "inst_std": 0.015 + 0.36 * mean, "avg_mean": mean, "avg_std": 0.010 + 0.31 * mean})
+    t = {r["kind"]: r for r in ch.std_trend_lines(long).iter_rows(named=True)}
+    assert t["inst"]["slope"] == pytest.approx(0.36) and t["inst"]["intercept"] == pytest.approx(0.015)
+    assert t["avg"]["slope"] == pytest.approx(0.31) and t["avg"]["intercept"] == pytest.approx(0.010)
+    assert t["inst"]["r2"] == pytest.approx(1.0)
+
+
+def test_trend_line_confidence_intervals_cover_the_truth():
+    """With Gaussian noise each 95% CI (intercept, slope) covers the truth in ~95% of 200 fits;
+    accept ≥ 88% each (binomial sd 1.5%, so 88% is 4.6 sd below 95%)."""
+    rng = np.random.default_rng(2)
+    cover = []
+    for _ in range(200):
+        mean = rng.uniform(0, 0.3, 200)
+        long = pl.DataFrame({"inst_mean": mean, "inst_std": 0.015 + 0.36 * mean + rng.normal(0, 0.01, 200),
+                             "avg_mean": mean, "avg_std": 0.01 + 0.31 * mean + rng.normal(0, 0.01, 200)})
+        r = ch.std_trend_lines(long).row(0, named=True)
+        cover.append((r["slope_lo"] <= 0.36 <= r["slope_hi"], r["intercept_lo"] <= 0.015 <= r["intercept_hi"]))
+    assert np.all(np.mean(cover, axis=0) >= 0.88)
+
+
+def test_trend_bands_contain_the_fit_and_heatmaps_count_tasks():
+    mean = np.linspace(0.01, 0.2, 40)
+    long = pl.DataFrame({"inst_mean": mean, "inst_std": 0.02 + 0.4 * mean + 0.001 * np.sin(mean * 99),
+                         "avg_mean": mean, "avg_std": 0.01 + 0.3 * mean + 0.001 * np.cos(mean * 99)})
+    b = ch.trend_bands(long, np.linspace(0, 0.2, 11))
+    assert ((b["lo"] <= b["fit"]) & (b["fit"] <= b["hi"])).all()
+    me, se = ch.heatmap_edges(long, 10, 1.0)
+    maps = ch.std_heatmaps(long, me, se)
+    assert maps["inst"].sum() == pytest.approx(1.0) and maps["avg"].sum() == pytest.approx(1.0)
+    assert np.allclose(maps["difference"], maps["inst"] - maps["avg"])
+
+
+def test_std_summary_says_inst_is_more_variable():
+    long = pl.DataFrame({"inst_std": [0.2, 0.3, 0.1, 0.05], "avg_std": [0.1, 0.1, 0.2, 0.01]})
+    s = {r["kind"]: r for r in ch.std_summary(long).iter_rows(named=True)}
+    assert s["inst"]["share_above_other"] == 0.75 and s["avg"]["share_above_other"] == 0.25
+    assert s["inst"]["median"] == pytest.approx(0.15)
+
+
+# ============================================================================ §3.4 time invariance
+
+
+def test_window_ks_compares_the_drawn_windows():
+    rng = np.random.default_rng(4)
+    series = [rng.random(n).tolist() for n in (24, 60, 37, 100)]
+    values, offsets = blocks(series)
+    t = ch.window_ks(values, offsets, 12, np.random.default_rng(9))
+    assert t["task"].to_list() == [0, 1, 2, 3]
+    assert t["n_windows"].to_list() == [2, 5, 3, 8]  # incomplete last windows dropped
+    for r in t.iter_rows(named=True):
+        assert r["window_1"] != r["window_2"] and max(r["window_1"], r["window_2"]) < r["n_windows"]
+        xs = series[r["task"]]
+        a = xs[12 * r["window_1"] : 12 * r["window_1"] + 12]
+        b = xs[12 * r["window_2"] : 12 * r["window_2"] + 12]
+        ref = stats.ks_2samp(a, b)
+        assert r["statistic"] == pytest.approx(ref.statistic) and r["pvalue"] == pytest.approx(ref.pvalue)
+
+
+def test_window_pairs_are_uniform():
+    """Every ordered pair of distinct windows (3 windows → 6 pairs) is drawn with probability 1/6:
+    chi-square goodness of fit over 6000 draws, p > 0.001."""
+    values, offsets = blocks([np.arange(36.0)] * 6000)
+    t = ch.window_ks(values, offsets, 12, np.random.default_rng(0))
+    counts = t.group_by("window_1", "window_2").len()["len"].to_numpy()
+    assert counts.size == 6
+    assert stats.chisquare(counts).pvalue > 0.001
+
+
+def test_stationary_tasks_reject_at_most_at_the_nominal_rate():
+    """Two windows of i.i.d. continuous values: the exact K-S test rejects at 5% with probability ≤ 0.05
+    (discrete p-values make it a little conservative). 4000 tasks: binomial sd 0.0035, accept [0.02, 0.062]."""
+    rng = np.random.default_rng(6)
+    values, offsets = blocks([rng.gamma(2.0, 0.05, 48)] * 1 + [rng.gamma(2.0, 0.05, 48) for _ in range(3999)])
+    t = ch.window_ks(values, offsets, 12, rng).with_columns(delta=pl.lit(12))
+    share = ch.rejection_shares(t, 0.05)["share"][0]
+    assert 0.02 <= share <= 0.062, share
+
+
+def test_known_non_stationary_share_is_recovered():
+    """A share s = 0.35 of tasks has a level shift of 20 noise sds between consecutive windows, so any two
+    of its windows differ (K-S rejects always: D = 1, p ≈ 3e-7); the rest are i.i.d. The rejected share r
+    estimates s by (r − a)/(1 − a), a the stationary rejection rate; 3000 tasks give sd ≈ 0.009: accept ±0.03."""
+    rng = np.random.default_rng(7)
+    n, s = 3000, 0.35
+    shifting = rng.random(n) < s
+    series = [rng.normal(0, 1, 72) + (np.repeat(20.0 * np.arange(6), 12) if sh else 0) for sh in shifting]
+    values, offsets = blocks(series)
+    t = ch.window_ks(values, offsets, 12, rng)
+    rej = (t["pvalue"] < 0.05).to_numpy()
+    assert rej[shifting].all()
+    a = rej[~shifting].mean()
+    assert abs((rej.mean() - a) / (1 - a) - s) < 0.03
+
+
+def test_window_longer_than_every_series_is_an_error_naming_delta():
+    values, offsets = blocks([[0.1] * 30, [0.2] * 40])
+    with pytest.raises(ValueError, match="delta=36"):
+        ch.window_ks(values, offsets, 36, np.random.default_rng(0))
+    assert ch.window_ks(values, offsets, 36, np.random.default_rng(0), require=False).height == 0
+    t = ch.window_ks(values, offsets, 12, np.random.default_rng(0)).with_columns(delta=pl.lit(12))
+    with pytest.raises(ValueError, match=r"Δ \(delta\) \[36\]"):
+        ch.rejection_shares(t, 0.05, expected=[12, 36])
+
+
+def test_rejection_shares_by_hand():
+    t = pl.DataFrame({"delta": [12] * 4 + [24] * 2, "pvalue": [0.01, 0.2, 0.04, 0.5, 0.9, 0.001]})
+    r = ch.rejection_shares(t, 0.05)
+    assert r["delta"].to_list() == [12, 24]
+    assert r["share"].to_list() == [0.5, 0.5]
+    assert (r["ci_lo"] < r["share"]).all() and (r["share"] < r["ci_hi"]).all()
+
+
+# ============================================================================ Fig 4, k-means
+
+
+def _three_shapes(rng: np.random.Generator, per: int) -> tuple[np.ndarray, np.ndarray]:
+    """Histograms of three known shapes (near zero; exponential; peaked at 0.3) with sampling noise."""
+    draws = [lambda: rng.exponential(0.005, 200), lambda: rng.exponential(0.08, 200), lambda: rng.normal(0.3, 0.03, 200)]
+    hist, truth = [], []
+    for label, draw in enumerate(draws):
+        for _ in range(per):
+            h, _ = np.histogram(np.clip(draw(), 0, 0.999), bins=100, range=(0, 1))
+            hist.append(h / h.sum())
+            truth.append(label)
+    return np.asarray(hist, dtype=np.float32), np.asarray(truth)
+
+
+def test_kmeans_recovers_three_known_shapes_in_mean_order():
+    hist, truth = _three_shapes(np.random.default_rng(0), 60)
+    labels, centroids, inertia = ch.kmeans_histograms(hist, 3, seed=1, n_init=5)
+    assert adjusted_rand_score(truth, labels) == 1.0
+    # renumbered by centroid mean: near-zero (0), exponential (1), peaked at 0.3 (2)
+    assert (labels == truth).all()
+    assert centroids.shape == (3, 100) and np.allclose(centroids.sum(axis=1), 1, atol=1e-6)
+    assert inertia > 0
+    shares = ch.cluster_shares(labels, 3)
+    assert shares["share"].to_list() == pytest.approx([1 / 3] * 3)
+
+
+def test_kmeans_is_deterministic_for_a_seed():
+    hist, _ = _three_shapes(np.random.default_rng(1), 20)
+    a = ch.kmeans_histograms(hist, 4, seed=3, n_init=2)
+    b = ch.kmeans_histograms(hist, 4, seed=3, n_init=2)
+    assert (a[0] == b[0]).all() and np.array_equal(a[1], b[1])
+
+
+def test_elbow_inertia_decreases_with_k():
+    hist, _ = _three_shapes(np.random.default_rng(2), 30)
+    e = ch.elbow(hist, range(1, 7), seed=0, rng=np.random.default_rng(0), max_tasks=60)
+    inertia = e["inertia"].to_numpy()
+    assert e["k"].to_list() == list(range(1, 7))
+    assert np.all(np.diff(inertia) <= 1e-9)
+    assert inertia[2] < 0.2 * inertia[1]  # the elbow sits at the true k = 3
+    assert e["inertia_per_task"][0] == pytest.approx(inertia[0] / 60)
+
+
+def test_kmeans_bad_input_names_the_parameter():
+    hist, _ = _three_shapes(np.random.default_rng(3), 3)
+    with pytest.raises(ValueError, match="k=16"):
+        ch.kmeans_histograms(hist, 16, seed=0)
+    bad = hist.copy()
+    bad[0, 0] = np.nan
+    with pytest.raises(ValueError, match="histograms"):
+        ch.kmeans_histograms(bad, 2, seed=0)
+
+
+# ============================================================================ Fig 5, Table 1, Fig 6
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(1, 40), st.integers(1, 40), st.integers(1, 5), st.integers(0, 2**32 - 1))
+def test_sample_sets_are_distinct_tasks(n_tasks, size, reps, seed):
+    if size > n_tasks:
+        with pytest.raises(ValueError, match=f"N={size}"):
+            ch.sample_sets(n_tasks, size, reps, np.random.default_rng(seed))
+        return
+    s = ch.sample_sets(n_tasks, size, reps, np.random.default_rng(seed))
+    assert s.shape == (reps, size)
+    assert all(len(set(row)) == size for row in s.tolist())
+    assert s.min() >= 0 and s.max() < n_tasks
+
+
+def test_set_totals_equal_brute_force_sums():
+    rng = np.random.default_rng(0)
+    x = rng.random((30, 17)).astype(np.float32)
+    sets = ch.sample_sets(30, 7, 5, rng)
+    ref = np.array([[x[row, r].astype(np.float64).sum() for r in range(17)] for row in sets])
+    assert np.allclose(ch.set_totals(x, sets), ref, rtol=1e-6)
+
+
+def test_sums_of_iid_uniform_tasks_pass_anderson_darling_at_the_nominal_rate():
+    """300 tasks with i.i.d. uniform realizations: the total of 50 of them is Gaussian to within what 2000
+    realizations can show (excess kurtosis −1.2/50), so A-D rejects at ≈ 5%. 300 samples: binomial sd
+    1.3%; accept [1%, 11%]. The Gaussian fit N(Σμ_i, Σσ_i²) has μ_j = 25 and the percentiles agree."""
+    rng = np.random.default_rng(11)
+    x = rng.random((300, 2000)).astype(np.float32)
+    mu, sigma = np.full(300, 0.5), np.full(300, math.sqrt(1 / 12))
+    s = ch.total_usage_samples(x, mu, sigma, [50], 300, rng, percentiles=(95, 99))
+    t = ch.normality_table(s)
+    assert t["N"].to_list() == [50] and t["samples"][0] == 300
+    assert 0.01 <= t["ad_rejection"][0] <= 0.11, t
+    assert t["mean_total"][0] == pytest.approx(25.0)
+    d = ch.percentile_differences(s)
+    # sd of the 99th percentile of 2000 draws is ~0.04·σ_j ≈ 0.1 on ≈ 29.7: medians within 1%
+    assert d.group_by("percentile").agg(pl.col("rel_diff").median().abs())["rel_diff"].max() < 0.01
+
+
+def test_skewed_sums_fail_anderson_darling():
+    """Totals of 10 tasks that are 0 or 1 with probability 0.95/0.05 are far from Gaussian: A-D rejects every sample."""
+    rng = np.random.default_rng(12)
+    x = (rng.random((100, 2000)) < 0.05).astype(np.float32)
+    s = ch.total_usage_samples(x, np.full(100, 0.05), np.full(100, math.sqrt(0.05 * 0.95)), [10], 50, rng)
+    assert ch.normality_table(s)["ad_rejection"][0] == 1.0
+
+
+def test_sample_chunking_does_not_change_the_numbers():
+    x = np.random.default_rng(0).random((40, 50)).astype(np.float32)
+    mu, sigma = x.mean(axis=1), x.std(axis=1)
+    a = ch.total_usage_samples(x, mu, sigma, [5, 10], 7, np.random.default_rng(3))
+    b = ch.total_usage_samples(x, mu, sigma, [5, 10], 7, np.random.default_rng(3), chunk_values=100)
+    assert a.equals(b)
+
+
+def test_normality_table_and_percentile_differences_by_hand():
+    samples = pl.DataFrame({"N": [10, 10, 10, 10, 20], "mu_j": [0.2, 0.3, 0.4, 0.3, 1.0],
+                            "ad_pvalue": [0.01, 0.5, 0.04, 0.2, 0.001],
+                            "empirical_p99": [1.0, 2.0, 4.0, 0.0, 5.0], "gaussian_p99": [0.9, 2.2, 4.0, 1.0, 4.0]})
+    t = ch.normality_table(samples)
+    assert t["ad_rejection"].to_list() == [0.5, 1.0]
+    assert t["mean_total"].to_list() == pytest.approx([0.3, 1.0])
+    d = ch.percentile_differences(samples, [10])
+    assert d["percentile"].to_list() == [99.0] * 3  # the sample with P_k = 0 is left out
+    assert d["rel_diff"].to_list() == pytest.approx([-0.1, 0.1, 0.0])
+    tab = ch.percentile_difference_table(d).row(0, named=True)
+    assert tab["median"] == pytest.approx(0.0) and tab["share_underestimated"] == pytest.approx(1 / 3)
+
+
+def test_total_usage_bad_input():
+    x = np.random.default_rng(0).random((20, 30)).astype(np.float32)
+    mu, sigma = np.full(20, 0.5), np.full(20, 0.3)
+    with pytest.raises(ValueError, match="N=25"):
+        ch.total_usage_samples(x, mu, sigma, [25], 3, np.random.default_rng(0))
+    bad = x.copy()
+    bad[3, 3] = np.nan
+    with pytest.raises(ValueError, match="realization matrix"):
+        ch.total_usage_samples(bad, mu, sigma, [20], 3, np.random.default_rng(0))
+    with pytest.raises(ValueError, match="mu"):
+        ch.total_usage_samples(x, np.full(20, np.nan), sigma, [5], 3, np.random.default_rng(0))
+
+
+def test_task_moments_follow_realization_rows():
+    rows = pl.DataFrame({"row": [1, 0], "job_id": [5, 4], "task_index": [0, 0]})
+    st_ = pl.DataFrame({"job_id": [4, 5], "task_index": [0, 0], "inst_mean": [0.1, 0.2], "inst_std": [0.01, 0.02]})
+    mu, sigma = ch.task_moments(rows, st_)
+    assert mu.tolist() == [0.1, 0.2] and sigma.tolist() == [0.01, 0.02]
+    with pytest.raises(ValueError, match="no task statistics"):
+        ch.task_moments(rows, st_.head(1))
+
+
+def test_example_totals_fit_the_sampled_tasks():
+    x = np.arange(12, dtype=np.float32).reshape(4, 3)
+    totals, g = ch.example_totals(x, np.arange(4.0), np.ones(4), [4], np.random.default_rng(0))
+    assert totals["total"].to_list() == [18.0, 22.0, 26.0]  # all four rows summed
+    assert g.row(0, named=True) == {"N": 4, "mu_j": 6.0, "sigma_j": 2.0}
+
+
+# ============================================================================ parameter recovery on the synthetic trace
+
+
+@pytest.fixture(scope="module")
+def tiny_long():
+    """The tiny synthetic trace after Janus §3.1's preprocessing: long tasks' stats and series, and the truth."""
+    d = synth.generate(synth.SynthParams.from_dict(TINY), 11, truth=True)
+    usage, _ = tasks.fix_avg_above_one(d["task_usage"])
+    failing = d["task_events"].filter(tasks.failing_expr()).select(KEY).unique()
+    zero = tasks.all_zero_tasks(usage)
+    st_ = tasks.task_statistics(usage).join(failing, on=KEY, how="anti").join(zero, on=KEY, how="anti")
+    long = st_.filter("is_long")
+    series = usage.join(long.select(KEY), on=KEY).select(
+        *KEY, "start_time", pl.col("sampled_cpu_usage").alias("inst"), pl.col("cpu_rate").alias("avg"))
+    return long, ch.series_blocks(series), d["truth_tasks"]
+
+
+def test_trend_lines_recover_the_generators_std_lines(tiny_long):
+    """The generator puts per-task stds on Janus §3.3's lines (synth.inst_std_line, avg_std_line); the
+    analysis recovers them within about one OLS standard error at the tiny scale (as test_synth argues):
+    0.0015 on intercepts, 0.015 on slopes."""
+    long, _, _ = tiny_long
+    p = synth.SynthParams.from_dict(TINY)
+    t = {r["kind"]: r for r in ch.std_trend_lines(long).iter_rows(named=True)}
+    for kind, (a, b) in (("inst", p.inst_std_line), ("avg", p.avg_std_line)):
+        assert abs(t[kind]["intercept"] - a) < 0.0015, t[kind]
+        assert abs(t[kind]["slope"] - b) < 0.015, t[kind]
+        assert t[kind]["slope_lo"] < t[kind]["slope"] < t[kind]["slope_hi"]
+
+
+def test_time_invariance_recovers_the_calibrated_share(tiny_long):
+    """Janus §3.4 on the synthetic trace: K-S rejects for ~30% of long tasks (the generator's calibration
+    target; 0.28–0.34 at tiny over seeds, binomial sd 0.02: accept 0.22–0.40), and the rejections come from
+    the generator's non-stationary tasks: stationary ones reject at most at about the nominal 5%
+    (accept ≤ 0.10 on the ~100 stationary long tasks, sd ≈ 0.022)."""
+    long, s, truth = tiny_long
+    t = ch.with_keys(ch.window_ks(s.inst, s.offsets, 12, np.random.default_rng(1)), s.keys)
+    share = ch.rejection_shares(t.with_columns(delta=pl.lit(12)))["share"][0]
+    assert 0.22 <= share <= 0.40, share
+    j = t.join(truth.select(*KEY, "nonstationary"), on=KEY)
+    stationary = j.filter(~pl.col("nonstationary"))
+    assert stationary.height >= 30
+    assert (stationary["pvalue"] < 0.05).mean() <= 0.10
+    assert (j.filter("nonstationary")["pvalue"] < 0.05).mean() > (stationary["pvalue"] < 0.05).mean()
+
+
+def test_sampling_validation_on_the_synthetic_trace(tiny_long):
+    """Janus Fig 1 on the synthetic trace: inst is unbiased (E[S] = 1 in the generator), so the IQR
+    shrinks with k and the median is near 0 from ~15 samples on."""
+    _, s, _ = tiny_long
+    box = ch.box_statistics(ch.sampling_differences(s.inst, s.avg, s.offsets, [1, 5, 20, 50], np.random.default_rng(2)))
+    iqr = box["iqr"].to_numpy()
+    assert np.all(np.diff(iqr) < 0), box
+    assert abs(box.filter(pl.col("k") == 20)["median"][0]) < 0.1
+
+
+# ============================================================================ Unuvar: Beta fit
+
+
+def test_beta_by_moments_by_hand():
+    """Eqs 7–8 with Unuvar Table II's mean 0.49 and std 0.14: R̄(1−R̄)/S̄² − 1 = 0.2499/0.0196 − 1 = 11.75."""
+    a, b = betafit.beta_by_moments(0.49, 0.14)
+    assert a == pytest.approx(0.49 * 11.75) and b == pytest.approx(0.51 * 11.75)
+    assert a == pytest.approx(5.76, abs=0.01)  # the paper's α
+
+
+@pytest.mark.parametrize(("mean", "std", "match"), [(0.0, 0.1, "mean"), (1.2, 0.1, "mean"), (0.5, 0.0, "std"), (0.5, 0.6, "variance")])
+def test_beta_by_moments_rejects_impossible_moments(mean, std, match):
+    with pytest.raises(ValueError, match=match):
+        betafit.beta_by_moments(mean, std)
+
+
+def test_beta_fit_recovers_beta_5_7():
+    """20,000 draws from Beta(5, 7): method-of-moments α̂, β̂ have sds ≈ 0.05 and 0.07 here
+    (by simulation over 300 fits); accept ±0.3 (more than 4 sds)."""
+    u = stats.beta(5, 7).rvs(20_000, random_state=np.random.default_rng(3))
+    a, b = betafit.fit_beta(u).args
+    assert abs(a - 5) < 0.3 and abs(b - 7) < 0.3
+
+
+def test_moments_table_matches_scipy_and_data():
+    u = np.array([0.2, 0.4, 0.6, 0.8])  # symmetric: skewness 0
+    dist = stats.beta(5, 7)
+    m = {r["statistic"]: r for r in betafit.moments_table(u, dist).iter_rows(named=True)}
+    assert m["mean"]["data"] == pytest.approx(0.5) and m["variance"]["data"] == pytest.approx(np.var(u, ddof=1))
+    assert m["skewness"]["data"] == pytest.approx(0.0, abs=1e-12)
+    mean, var, skew, kurt = dist.stats(moments="mvsk")
+    assert (m["mean"]["fitted"], m["variance"]["fitted"]) == pytest.approx((5 / 12, 35 / (144 * 13)))
+    assert (m["skewness"]["fitted"], m["kurtosis"]["fitted"]) == pytest.approx((float(skew), float(kurt)))
+
+
+def test_ks_statistic_of_the_quantile_sample_is_half_a_step():
+    """The sample of the fitted Beta's quantiles at (i − ½)/n has D = 1/(2n) exactly."""
+    dist = stats.beta(5, 7)
+    n = 200
+    u = dist.ppf((np.arange(1, n + 1) - 0.5) / n)
+    d, p = betafit.ks_test(u, dist)
+    assert d == pytest.approx(0.5 / n) and p > 0.99
+
+
+def test_over_utilisation_by_hand():
+    u = np.array([0.1, 0.5, 0.79, 0.8, 0.85, 0.95, 0.3, 0.2, 0.6, 0.4])
+    dist = stats.beta(2, 3)
+    actual, est, err = betafit.over_utilisation(u, dist, 0.8)
+    assert actual == 0.3 and est == pytest.approx(dist.sf(0.8)) and err == pytest.approx(0.3 - dist.sf(0.8))
+
+
+def test_beta_beats_gaussian_on_skewed_utilisation():
+    """On 5000 draws of Beta(2, 8) (skewness 0.85) the Beta's K-S D is smaller than the Gaussian's and its
+    P(U ≥ 0.5) error is smaller: the Gaussian puts mass below 0 and misses the right tail's shape."""
+    u = stats.beta(2, 8).rvs(5000, random_state=np.random.default_rng(4))
+    c = betafit.compare_models(u, [0.5]).sort("model")
+    beta, gauss = c.row(0, named=True), c.row(1, named=True)
+    assert beta["model"] == "beta" and gauss["model"] == "gaussian"
+    assert beta["ks_d"] < gauss["ks_d"]
+    assert abs(beta["error"]) < abs(gauss["error"])
+
+
+def test_fit_tables_and_summary():
+    rng = np.random.default_rng(5)
+    frames = [pl.DataFrame({"size": n, "source": "realizations", "utilisation": stats.beta(5, 5).rvs(500, random_state=rng)})
+              for n in (18, 49)]
+    t = betafit.fit_tables(pl.concat(frames), 0.8, [0.7, 0.8])
+    assert t["statistics"]["size"].to_list() == [18, 49] and t["statistics"]["observations"].to_list() == [500, 500]
+    assert t["moments"].height == 8 and t["models"].height == 2 * 2 * 2
+    rows = betafit.unuvar_summary(t, 0.05, 0.8)
+    assert any(r[1] == "0.084 / 0.002" for r in rows)  # the paper's Table VI beside ours
+
+
+def test_model_sweep_and_summary():
+    rng = np.random.default_rng(6)
+    u = pl.DataFrame({"size": np.repeat([5, 10], 200), "rep": np.tile(np.repeat([0, 1], 100), 2),
+                      "utilisation": stats.beta(4, 4).rvs(400, random_state=rng)})
+    s = betafit.sweep_summary(betafit.model_sweep(u, [0.8]))
+    assert s["aggregates"].to_list() == [2, 2, 2, 2]
+    assert set(s["model"]) == {"beta", "gaussian"}
+
+
+# ============================================================================ Unuvar: aggregates
+
+
+def _machine_series() -> pl.DataFrame:
+    """Machine 1 hosts three tasks over windows 0–9 (task 2 skips windows 4–5), machine 2 one task over 0–19."""
+    rows = []
+    for task, usage in ((0, 0.1), (1, 0.2), (2, 0.3)):
+        for w in range(10):
+            if task == 2 and w in (4, 5):
+                continue
+            rows.append({"job_id": 1, "task_index": task, "machine_id": 1, "start_time": TRACE_START_US + w * WINDOW_US + 7, "avg": usage})
+    for w in range(20):
+        rows.append({"job_id": 2, "task_index": 0, "machine_id": 2, "start_time": TRACE_START_US + w * WINDOW_US, "avg": 0.5})
+    return pl.DataFrame(rows)
+
+
+def test_machine_concurrency_and_choice():
+    c = aggregate.machine_concurrency(_machine_series())
+    m = {r["machine_id"]: r for r in c.iter_rows(named=True)}
+    assert m[1]["records"] == 28 and m[1]["windows"] == 10 and m[1]["mean_tasks"] == pytest.approx(2.8)
+    assert m[2]["mean_tasks"] == 1.0 and m[2]["span"] == 20
+    ch_ = aggregate.choose_machines(c, [3, 1, 50], tolerance=0.25, min_windows=5)
+    assert ch_["machine_id"].to_list() == [1, 2, None]
+
+
+def test_machine_aggregate_sums_per_window_and_fills_gaps():
+    a = aggregate.machine_aggregate(_machine_series(), 1, "avg", 10)
+    assert a["window"].to_list() == list(range(10))
+    assert a["usage"].to_list() == pytest.approx([0.6] * 4 + [0.3] * 2 + [0.6] * 4)
+    assert a["n_tasks"].to_list() == [3] * 4 + [2] * 2 + [3] * 4
+    assert aggregate.machine_aggregate(_machine_series(), 2, "avg", 5)["window"].to_list() == [0, 5, 10, 14, 19]
+    with pytest.raises(ValueError, match="observations=11"):
+        aggregate.machine_aggregate(_machine_series(), 1, "avg", 11)
+
+
+def test_colocated_sets_sum_the_drawn_rows():
+    x = np.random.default_rng(0).random((20, 9)).astype(np.float32)
+    a = aggregate.colocated_sets(x, [4], 6, 2, np.random.default_rng(8))
+    sets = ch.sample_sets(20, 4, 2, np.random.default_rng(8))
+    for rep in (0, 1):
+        got = a.filter(pl.col("rep") == rep).sort("observation")["usage"].to_numpy()
+        assert np.allclose(got, x[sets[rep], :6].astype(np.float64).sum(axis=0), rtol=1e-6)
+    with pytest.raises(ValueError, match="observations=10"):
+        aggregate.colocated_sets(x, [4], 10, 1, np.random.default_rng(0))
+
+
+def test_build_aggregates_says_which_source():
+    x = np.random.default_rng(0).random((20, 30)).astype(np.float32)
+    series = _machine_series().lazy()
+    aggs, src = aggregate.build_aggregates(series, x, [3, 15], "auto", 0.25, 8, "avg", np.random.default_rng(0))
+    assert src["source"].to_list() == ["machines", "realizations"]
+    assert src["machine_id"].to_list() == [1, None]
+    assert aggs.filter(pl.col("size") == 3)["machine_id"].unique().to_list() == [1]
+    assert aggs.group_by("size").len().sort("size")["len"].to_list() == [8, 8]
+    with pytest.raises(ValueError, match="no machine hosts about 15"):
+        aggregate.build_aggregates(series, x, [15], "machines", 0.25, 8, "avg", np.random.default_rng(0))
+    aggs, src = aggregate.build_aggregates(None, x, [3], "realizations", 0.25, 8, "avg", np.random.default_rng(0))
+    assert src["source"].to_list() == ["realizations"]
+
+
+def test_normalisation_to_ninety_percent():
+    u = aggregate.normalise_to_peak(np.array([1.0, 2.0, 4.0]))
+    assert u.tolist() == pytest.approx([0.225, 0.45, 0.9])
+    frame = pl.DataFrame({"size": [1, 1, 2, 2], "rep": 0, "usage": [1.0, 3.0, 2.0, 8.0]})
+    assert aggregate.utilisation(frame, ["size", "rep"])["utilisation"].to_list() == pytest.approx([0.3, 0.9, 0.225, 0.9])
+    with pytest.raises(ValueError, match="never positive"):
+        aggregate.normalise_to_peak(np.zeros(3))
+    with pytest.raises(ValueError, match="NaN"):
+        aggregate.utilisation(frame.with_columns(usage=pl.lit(float("nan"))), ["size"])

@@ -1,0 +1,227 @@
+"""Aggregated CPU utilisation of co-located tasks: Unuvar et al. (2014) §IV-B to §IV-D.
+
+Unuvar et al. sum the 5-minute CPU usage of the tasks running on one machine
+(on average 18, 49, 88 and 154 concurrent tasks, Tables II and IV) and
+normalise the sum so that its maximum over the period is 90% utilisation
+(10% of a machine is reserved, §IV-C). Two ways to build such aggregates:
+
+* **machines** — :func:`machine_concurrency`, :func:`choose_machines`,
+  :func:`machine_aggregate`: the trace's machine IDs; per 5-minute window,
+  the sum over the records of the tasks on the machine.
+* **realizations** — :func:`colocated_sets`: where no machine hosts that many
+  concurrent tasks (the synthetic trace spreads tasks over 12,583 machines),
+  sets of n tasks drawn at random from the realization matrix (Janus & Rzadca
+  §3.1), observation r being the sum of the tasks' r-th realizations.
+
+:func:`normalise_to_peak` applies the paper's 90% normalisation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import polars as pl
+
+from colocate.characterise import sample_sets, set_totals
+from colocate.trace import TRACE_START_US, WINDOW_US
+
+#: Unuvar et al.'s average numbers of co-located tasks (Tables II and IV).
+PAPER_SIZES = (18, 49, 88, 154)
+
+
+def _window() -> pl.Expr:
+    return ((pl.col("start_time") - TRACE_START_US) // WINDOW_US).alias("window")
+
+
+def machine_concurrency(series: pl.LazyFrame | pl.DataFrame) -> pl.DataFrame:
+    """Per machine: records, 5-minute windows with at least one task, mean concurrent tasks per such window,
+    and the span (windows from the first to the last record).
+
+    ``series`` has ``machine_id`` and ``start_time`` (µs); records without a
+    machine are ignored. Works lazily, so the trace need not fit in memory.
+    """
+    return (
+        series.lazy()
+        .filter(pl.col("machine_id").is_not_null())
+        .select("machine_id", _window())
+        .group_by("machine_id")
+        .agg(pl.len().alias("records"), pl.col("window").n_unique().alias("windows"),
+             pl.col("window").min().alias("first_window"), pl.col("window").max().alias("last_window"))
+        .with_columns((pl.col("records") / pl.col("windows")).alias("mean_tasks"),
+                      (pl.col("last_window") - pl.col("first_window") + 1).alias("span"))
+        .sort("machine_id")
+        .collect(engine="streaming")
+    )
+
+
+def choose_machines(
+    concurrency: pl.DataFrame, sizes: Sequence[int], tolerance: float, min_windows: int
+) -> pl.DataFrame:
+    """For each target size n, the machine whose mean concurrency is closest to n (Unuvar Tables II, IV).
+
+    A machine qualifies if it spans at least ``min_windows`` windows and
+    its mean concurrency is within ``tolerance`` (relative) of n; a machine
+    is used for one size at most. Returns ``size``, ``machine_id`` (null if
+    none qualifies) and ``mean_tasks``.
+    """
+    if tolerance < 0:
+        raise ValueError(f"tolerance must be >= 0, got {tolerance}")
+    used: set[int] = set()
+    rows = []
+    cand = concurrency.filter(pl.col("span") >= min_windows)
+    for n in sizes:
+        c = (
+            cand.filter(~pl.col("machine_id").is_in(list(used)))
+            .with_columns((pl.col("mean_tasks") / n - 1).abs().alias("_dev"))
+            .filter(pl.col("_dev") <= tolerance)
+            .sort("_dev", "machine_id")
+        )
+        if c.height:
+            m = c.row(0, named=True)
+            used.add(m["machine_id"])
+            rows.append({"size": int(n), "machine_id": m["machine_id"], "mean_tasks": m["mean_tasks"]})
+        else:
+            rows.append({"size": int(n), "machine_id": None, "mean_tasks": None})
+    return pl.DataFrame(rows, schema={"size": pl.Int64, "machine_id": pl.Int64, "mean_tasks": pl.Float64})
+
+
+def machine_aggregate(
+    series: pl.LazyFrame | pl.DataFrame, machine_id: int, column: str, observations: int
+) -> pl.DataFrame:
+    """Total ``column`` usage on one machine per 5-minute window (Unuvar §IV-B), at ``observations`` evenly spaced windows.
+
+    Windows between the machine's first and last record with no record count
+    as zero usage. Returns ``observation``, ``window``, ``time_days`` (since
+    the trace start), ``n_tasks`` and ``usage``.
+    """
+    per = (
+        series.lazy()
+        .filter(pl.col("machine_id") == machine_id)
+        .select(_window(), pl.col(column))
+        .group_by("window")
+        .agg(pl.len().alias("n_tasks"), pl.col(column).sum().alias("usage"))
+        .collect(engine="streaming")
+    )
+    if per.height == 0:
+        raise ValueError(f"machine {machine_id} has no records")
+    lo, hi = int(per["window"].min()), int(per["window"].max())
+    full = pl.DataFrame({"window": np.arange(lo, hi + 1, dtype=np.int64)}).join(per, on="window", how="left").fill_null(0)
+    if observations > full.height:
+        raise ValueError(f"observations={observations} is more than the machine's {full.height} windows")
+    pick = np.unique(np.linspace(0, full.height - 1, int(observations)).round().astype(np.int64))
+    out = full[pick]
+    return out.select(
+        pl.int_range(pl.len(), dtype=pl.Int64).alias("observation"),
+        "window",
+        (pl.col("window") * (WINDOW_US / 86_400e6)).alias("time_days"),
+        pl.col("n_tasks").cast(pl.Int64),
+        pl.col("usage").cast(pl.Float64),
+    )
+
+
+def colocated_sets(
+    matrix: np.ndarray, sizes: Sequence[int], observations: int, repetitions: int, rng: np.random.Generator
+) -> pl.DataFrame:
+    """Aggregates of random co-located sets from the realization matrix (tasks × R).
+
+    For each size n and repetition, n distinct tasks are drawn; observation
+    r (r < ``observations``) is the sum of their r-th realizations. Returns
+    ``size``, ``rep``, ``observation``, ``n_tasks`` (= n) and ``usage``.
+    """
+    if matrix.ndim != 2:
+        raise ValueError(f"realization matrix must be 2-D (tasks × R), got shape {matrix.shape}")
+    if int(observations) < 2 or int(observations) > matrix.shape[1]:
+        raise ValueError(f"observations={observations} must be in [2, R={matrix.shape[1]}]")
+    out = []
+    for n in sizes:
+        sets = sample_sets(matrix.shape[0], n, repetitions, rng)
+        totals = set_totals(matrix, sets)[:, : int(observations)]
+        if not np.all(np.isfinite(totals)):
+            raise ValueError("realization matrix: NaN or infinite values")
+        reps, obs = totals.shape
+        out.append(
+            pl.DataFrame(
+                {"size": np.full(reps * obs, int(n)), "rep": np.repeat(np.arange(reps), obs),
+                 "observation": np.tile(np.arange(obs), reps), "n_tasks": np.full(reps * obs, int(n)),
+                 "usage": totals.ravel()}
+            )
+        )
+    return pl.concat(out)
+
+
+def normalise_to_peak(usage: np.ndarray, peak: float = 0.9) -> np.ndarray:
+    """Unuvar §IV-C's utilisation: usage scaled so that its maximum is ``peak`` (90%: 10% reserved)."""
+    usage = np.asarray(usage, dtype=np.float64)
+    if not 0 < peak <= 1:
+        raise ValueError(f"peak utilisation must be in (0, 1], got {peak}")
+    if usage.size == 0 or not np.all(np.isfinite(usage)):
+        raise ValueError("usage must be a non-empty array of finite values")
+    top = usage.max()
+    if top <= 0:
+        raise ValueError("usage is never positive: nothing to normalise")
+    return usage * (peak / top)
+
+
+def utilisation(aggregates: pl.DataFrame, by: Sequence[str], peak: float = 0.9) -> pl.DataFrame:
+    """Add ``utilisation``: each aggregate (group ``by``) normalised by :func:`normalise_to_peak`."""
+    if not 0 < peak <= 1:
+        raise ValueError(f"peak utilisation must be in (0, 1], got {peak}")
+    if aggregates.select(pl.col("usage").is_nan().any() | pl.col("usage").is_null().any()).item():
+        raise ValueError("usage: NaN or missing values")
+    tops = aggregates.group_by(by).agg(pl.col("usage").max().alias("_top"))
+    if (tops["_top"] <= 0).any():
+        raise ValueError("an aggregate's usage is never positive: nothing to normalise")
+    return aggregates.with_columns((pl.col("usage") * peak / pl.col("usage").max().over(by)).alias("utilisation"))
+
+
+AGGREGATE_SCHEMA = {"size": pl.Int64, "rep": pl.Int64, "source": pl.String, "machine_id": pl.Int64,
+                    "observation": pl.Int64, "time_days": pl.Float64, "n_tasks": pl.Int64, "usage": pl.Float64}
+
+
+def build_aggregates(
+    series: pl.LazyFrame | None,
+    matrix: np.ndarray,
+    sizes: Sequence[int],
+    source: str,
+    tolerance: float,
+    observations: int,
+    column: str,
+    rng: np.random.Generator,
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Unuvar §IV-B's aggregates, one per size: from a machine (``source`` "machines" or "auto") or from realizations.
+
+    With "auto", a size uses the machine of :func:`choose_machines` if one is
+    within ``tolerance``, else a random set of that many tasks from ``matrix``;
+    with "machines", a size without such a machine is a ``ValueError``.
+    Returns ``(aggregates, sources)``: ``aggregates`` in
+    :data:`AGGREGATE_SCHEMA` (``time_days`` null for realizations), and per
+    size the ``source``, ``machine_id`` and mean number of tasks used.
+    """
+    if source not in ("auto", "machines", "realizations"):
+        raise ValueError(f"source must be auto, machines or realizations, got {source!r}")
+    chosen = pl.DataFrame({"size": [int(n) for n in sizes]}, schema={"size": pl.Int64}).with_columns(
+        pl.lit(None, pl.Int64).alias("machine_id"), pl.lit(None, pl.Float64).alias("mean_tasks")
+    )
+    if source != "realizations":
+        if series is None:
+            raise ValueError("source machines/auto needs the series records")
+        chosen = choose_machines(machine_concurrency(series), sizes, tolerance, observations)
+    frames, used = [], []
+    for row in chosen.iter_rows(named=True):
+        n = row["size"]
+        if row["machine_id"] is not None:
+            a = machine_aggregate(series, row["machine_id"], column, observations)
+            frames.append(a.select(pl.lit(n).alias("size"), pl.lit(0).alias("rep"), pl.lit("machines").alias("source"),
+                                   pl.lit(row["machine_id"]).alias("machine_id"), "observation", "time_days", "n_tasks", "usage"))
+            used.append({"size": n, "source": "machines", "machine_id": row["machine_id"], "mean_tasks": float(a["n_tasks"].mean())})
+        elif source == "machines":
+            raise ValueError(f"source machines: no machine hosts about {n} concurrent tasks (tolerance {tolerance:g}) "
+                             f"over at least {observations} windows")
+        else:
+            a = colocated_sets(matrix, [n], observations, 1, rng)
+            frames.append(a.select("size", "rep", pl.lit("realizations").alias("source"), pl.lit(None).alias("machine_id"),
+                                   "observation", pl.lit(None).alias("time_days"), "n_tasks", "usage"))
+            used.append({"size": n, "source": "realizations", "machine_id": None, "mean_tasks": float(n)})
+    aggs = pl.concat([f.cast(AGGREGATE_SCHEMA) for f in frames])
+    return aggs, pl.DataFrame(used, schema={"size": pl.Int64, "source": pl.String, "machine_id": pl.Int64, "mean_tasks": pl.Float64})
