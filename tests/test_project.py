@@ -52,3 +52,23 @@ def test_section_schemas_declare_their_draft():
     assert refs
     for ref in refs:
         assert "$schema" in yaml.safe_load((REPO / "workflow/schemas" / ref).read_text()), ref
+
+
+class _NoDuplicates(yaml.SafeLoader):
+    """A YAML loader that refuses duplicate keys (PyYAML silently keeps the last one)."""
+
+
+def _construct_mapping(loader, node, deep=False):
+    keys = [loader.construct_object(k, deep=deep) for k, _ in node.value]
+    dupes = {k for k in keys if keys.count(k) > 1}
+    assert not dupes, f"duplicate key(s) {dupes} at line {node.start_mark.line + 1}"
+    return yaml.SafeLoader.construct_mapping(loader, node, deep)
+
+
+_NoDuplicates.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+
+
+def test_yaml_files_have_no_duplicate_keys():
+    paths = [REPO / "config.yaml", REPO / "environment.yml", *(REPO / "workflow").rglob("*.yaml")]
+    for path in paths:
+        yaml.load(path.read_text(), Loader=_NoDuplicates)

@@ -20,6 +20,8 @@ import numpy as np
 import polars as pl
 from scipy import stats
 
+from colocate.packing import beta_parameters
+
 #: Unuvar et al.'s printed values per average number of tasks (Tables II, IV, VI, VII; α, β from §IV-C).
 PAPER = {
     18: {"observations": "500", "min": "0.124", "max": "0.901", "mean": "0.49", "std": "0.14", "alpha": "5.76",
@@ -59,10 +61,10 @@ def beta_by_moments(mean: float, std: float) -> tuple[float, float]:
         raise ValueError(f"Beta fit by moments: mean must be in (0, 1), got {mean}")
     if not std > 0:
         raise ValueError(f"Beta fit by moments: std must be > 0, got {std}")
-    common = mean * (1 - mean) / std**2 - 1
-    if common <= 0:
+    if std**2 >= mean * (1 - mean):
         raise ValueError(f"Beta fit by moments: variance {std**2:.4g} must be below mean·(1 − mean) = {mean * (1 - mean):.4g}")
-    return mean * common, (1 - mean) * common
+    alpha, beta = beta_parameters(mean, std**2)
+    return float(alpha), float(beta)
 
 
 def fit_beta(u: np.ndarray):

@@ -12,7 +12,7 @@ CH_SIZES = {
     f"{name}.{key}": [n for n in section[key] if n <= CH_N_TASKS]
     for name, section, keys in (
         ("janus", CH_JANUS, ("fig5_sizes", "table1_sizes", "fig6_sizes")),
-        ("unuvar", CH_UNUVAR, ("sweep_sizes",)),
+        ("unuvar", CH_UNUVAR, ("sizes", "sweep_sizes")),
     )
     for key in keys
 }
@@ -351,7 +351,7 @@ rule unuvar_aggregates:
             category=CH_CATEGORY_U,
         ),
     params:
-        sizes=CH_UNUVAR["sizes"],
+        sizes=CH_SIZES["unuvar.sizes"],
         source=CH_UNUVAR["source"],
         tolerance=CH_UNUVAR["machine_tolerance"],
         usage=CH_UNUVAR["usage"],
@@ -418,7 +418,7 @@ rule unuvar_beta_fit:
         threshold=CH_UNUVAR["threshold"],
         tail_thresholds=CH_UNUVAR["tail_thresholds"],
         alpha=CH["alpha"],
-        code=code_digest("betafit", "figures.characterise", "figures.__init__", "summary"),
+        code=code_digest("betafit", "packing", "figures.characterise", "figures.__init__", "summary"),
     log:
         "logs/characterise/unuvar_beta_fit.log",
     benchmark:
@@ -458,7 +458,7 @@ rule unuvar_sweep:
         tail_thresholds=CH_UNUVAR["tail_thresholds"],
         alpha=CH["alpha"],
         seed=CH["seed"],
-        code=code_digest("aggregate", "betafit", "characterise", "figures.characterise", "figures.__init__"),
+        code=code_digest("aggregate", "betafit", "packing", "characterise", "figures.characterise", "figures.__init__"),
     log:
         "logs/characterise/unuvar_sweep.log",
     benchmark:

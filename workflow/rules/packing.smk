@@ -1,1 +1,202 @@
-# packing: filled in by its issue.
+# Stochastic bin packing (Janus & Rzadca §4–5, with Unuvar's Beta test and peak predictors beside GPA):
+# a Paramspace of settings (data, clairvoyance, capacity), one job each over all instances, then one
+# tidy table, its summary and Figs 7–13 plus an m–q Pareto figure. Then the Beta admission controller
+# of Unuvar §IV-F on a stream of long tasks (Table VIII, Fig 9).
+from snakemake.utils import Paramspace
+
+from colocate import packing_grid as _packing_grid
+
+# An absent `packing:` section gets its defaults here too (a $ref'd schema's default is not applied).
+config.setdefault("packing", {})
+validate(config["packing"], "../schemas/packing.schema.yaml", set_default=True)
+PK = config["packing"]
+PACKING_ON = "instances" in PK and "tasks_per_instance" in PK
+if not PACKING_ON:
+    logger.warning("colocate: packing.instances and packing.tasks_per_instance are unset (scale preset); skipping packing")
+elif PK["tasks_per_instance"] > config["realizations"]["n_tasks"]:
+    raise ValueError(
+        f"config key packing.tasks_per_instance: {PK['tasks_per_instance']} exceeds realizations.n_tasks "
+        f"({config['realizations']['n_tasks']})"
+    )
+# Checked at parse time, so that a bad grid fails before any job, naming its section.
+PACKING_CELLS = _packing_grid.expand_grid(PK["estimators"], PK["sections"])
+PACKING_SPACE = Paramspace(_packing_grid.settings(PACKING_CELLS).to_pandas(), param_sep="~")
+PACKING_CATEGORY = "Packing (Janus & Rzadca)"
+PACKING_FIGURES = {
+    "fig7": "packing_fig7_machines",
+    "fig8": "packing_fig8_m_vs_q",
+    "fig9": "packing_fig9_gpa_error",
+    "fig10": "packing_fig10_inst_vs_avg",
+    "fig11": "packing_fig11_capacity",
+    "fig12": "packing_fig12_clairvoyance",
+    "fig13": "packing_fig13_rebalancing",
+    "pareto": "packing_pareto",
+}
+PACKING_CODE = ("packing", "packing_grid", "io")
+
+if PACKING_ON:
+    TARGETS.append(
+        (
+            ("task_events", "task_usage"),
+            ["results/tables/packing.parquet", "results/tables/packing_summary.csv"]
+            + [f"results/figures/{name}.png" for name in PACKING_FIGURES.values()],
+        )
+    )
+    SUMMARY_PARTS.append((("task_events", "task_usage"), "results/summary/packing.csv"))
+TARGETS.append(
+    (("task_events", "task_usage"), ["results/tables/admission.csv", "results/figures/admission_fig9_utilisation.png"])
+)
+SUMMARY_PARTS.append((("task_events", "task_usage"), "results/summary/admission.csv"))
+
+
+rule packing_setting:
+    input:
+        inst="results/realizations/inst.npy",
+        avg="results/realizations/avg.npy",
+        tasks="results/realizations/tasks.parquet",
+        stats="results/tasks/task_stats.parquet",
+    output:
+        f"results/packing/{PACKING_SPACE.wildcard_pattern}.parquet",
+    params:
+        setting=lambda wc: dict(PACKING_SPACE.instance(wc)),
+        cells=lambda wc: _packing_grid.cells_of(PACKING_CELLS, PACKING_SPACE.instance(wc)),
+        instances=PK.get("instances"),
+        tasks_per_instance=PK.get("tasks_per_instance"),
+        seed=PK["seed"],
+        max_failures=PK["max_failures"],
+        beta_threshold=PK["beta_threshold"],
+        max_pred_percentile=PK["max_pred_percentile"],
+        code=code_digest(*PACKING_CODE),
+    log:
+        f"logs/packing_setting/{PACKING_SPACE.wildcard_pattern}.log",
+    benchmark:
+        f"benchmarks/packing_setting/{PACKING_SPACE.wildcard_pattern}.tsv"
+    threads: 1
+    resources:
+        # one instance of inst and avg in memory, plus its percentiles and machine totals
+        mem_mb=lambda wc: 800 + 4 * PK["tasks_per_instance"] * config["realizations"]["n_realizations"] * 4 // 2**20,
+        # ~30 ms per cell and instance at 1,000 tasks × 10,000 realizations (bench/packing.py)
+        runtime=lambda wc: 10
+        + len(_packing_grid.cells_of(PACKING_CELLS, PACKING_SPACE.instance(wc))) * PK["instances"] // 40,
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/packing_setting.py"
+
+
+rule packing_table:
+    input:
+        expand("results/packing/{setting}.parquet", setting=PACKING_SPACE.instance_patterns),
+    output:
+        table="results/tables/packing.parquet",
+        csv=report(
+            "results/tables/packing_summary.csv",
+            caption="../report/packing_summary.rst",
+            category=PACKING_CATEGORY,
+        ),
+        summary="results/summary/packing.csv",
+    params:
+        code=code_digest("packing_grid", "summary", "io"),
+    log:
+        "logs/packing_table.log",
+    benchmark:
+        "benchmarks/packing_table.tsv"
+    threads: 1
+    resources:
+        mem_mb=lambda wc, input: 1000 + 10 * int(input.size_mb),
+        runtime=10,
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/packing_table.py"
+
+
+rule packing_figures:
+    input:
+        table="results/tables/packing.parquet",
+    output:
+        **{
+            key: report(
+                f"results/figures/{name}.png",
+                caption=f"../report/{name}.rst",
+                category=PACKING_CATEGORY,
+            )
+            for key, name in PACKING_FIGURES.items()
+        },
+    params:
+        code=code_digest("figures/packing", "packing_grid"),
+    log:
+        "logs/packing_figures.log",
+    benchmark:
+        "benchmarks/packing_figures.tsv"
+    threads: 1
+    resources:
+        mem_mb=lambda wc, input: 1500 + 10 * int(input.size_mb),
+        runtime=10,
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/packing_figures.py"
+
+
+rule admission_control:
+    input:
+        inst="results/realizations/inst.npy",
+        tasks="results/realizations/tasks.parquet",
+    output:
+        utilisation="results/admission/utilisation.parquet",
+        table=report(
+            "results/tables/admission.csv",
+            caption="../report/packing_admission_table.rst",
+            category="Admission control (Unuvar et al.)",
+        ),
+        summary="results/summary/admission.csv",
+    params:
+        arrivals=PK["admission"]["arrivals"],
+        mean_running=PK["admission"]["mean_running"],
+        threshold=PK["admission"]["threshold"],
+        eps=PK["admission"]["eps"],
+        peak_utilisation=PK["admission"]["peak_utilisation"],
+        peak_quantile=PK["admission"]["peak_quantile"],
+        seed=PK["admission"]["seed"],
+        code=code_digest("admission", "packing", "summary", "io"),
+    log:
+        "logs/admission_control.log",
+    benchmark:
+        "benchmarks/admission_control.tsv"
+    threads: 1
+    resources:
+        # one entry (step, arrival, usage, draw indices) per task-step: arrivals × mean lifetime × ~60 bytes
+        mem_mb=lambda wc: 1500 + PK["admission"]["arrivals"] * 60 * 1000 // 2**20,
+        runtime=30,
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/packing_admission.py"
+
+
+rule admission_figure:
+    input:
+        "results/admission/utilisation.parquet",
+    output:
+        report(
+            "results/figures/admission_fig9_utilisation.png",
+            caption="../report/packing_admission_fig9.rst",
+            category="Admission control (Unuvar et al.)",
+        ),
+    params:
+        eps=0.01,
+        threshold=PK["admission"]["threshold"],
+        code=code_digest("figures/packing"),
+    log:
+        "logs/admission_figure.log",
+    benchmark:
+        "benchmarks/admission_figure.tsv"
+    threads: 1
+    resources:
+        mem_mb=lambda wc, input: 1000 + 10 * int(input.size_mb),
+        runtime=5,
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/packing_admission_figure.py"

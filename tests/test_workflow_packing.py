@@ -1,0 +1,138 @@
+"""The packing stage end to end at the tiny scale (3 instances × 100 tasks): synthetic trace to figures."""
+
+from __future__ import annotations
+
+import re
+import shutil
+
+import numpy as np
+import polars as pl
+import pytest
+
+from wfutil import planned_rules, snakemake, write_config
+
+pytestmark = pytest.mark.workflow
+
+PACKING = {"instances": 3, "tasks_per_instance": 100}
+FIGURES = ["fig7_machines", "fig8_m_vs_q", "fig9_gpa_error", "fig10_inst_vs_avg", "fig11_capacity",
+           "fig12_clairvoyance", "fig13_rebalancing"]
+TARGETS = ["results/tables/packing.parquet", "results/summary/packing.csv"] + [
+    f"results/figures/packing_{name}.png" for name in FIGURES + ["pareto"]
+]
+ADMISSION = ["results/tables/admission.csv", "results/summary/admission.csv", "results/figures/admission_fig9_utilisation.png"]
+RULES = {"packing_setting", "packing_table", "packing_figures"}
+
+
+def job_counts(workdir, *targets) -> dict[str, int]:
+    out = snakemake(workdir, *targets, "-n", "--quiet", "rules").stdout
+    return {m.group(1): int(m.group(2)) for m in re.finditer(r"^(\w+)\s+(\d+)\s*$", out, re.M)} if "Nothing" not in out else {}
+
+
+@pytest.fixture(scope="module")
+def packing_run(tmp_path_factory):
+    """The packing targets and what they need (trace → realizations), without the other stages."""
+    work = tmp_path_factory.mktemp("packing")
+    write_config(work, packing=PACKING)
+    snakemake(work, *TARGETS, *ADMISSION)
+    return work
+
+
+def copy_with(packing_run, tmp_path, **packing):
+    work = tmp_path / "w"
+    shutil.copytree(packing_run, work, symlinks=True)
+    write_config(work, packing={**PACKING, **packing})
+    return work
+
+
+def test_packing_table_figures_and_summary(packing_run):
+    table = pl.read_parquet(packing_run / "results/tables/packing.parquet")
+    for col in ("instance", "estimator", "parameter", "algorithm", "rebalance", "capacity", "clairvoyance", "data",
+                "m_abs", "m_norm", "m", "q", "q_machines", "utilisation_machines"):
+        assert col in table.columns
+    cells = table.select("estimator", "parameter", "algorithm", "rebalance", "capacity", "clairvoyance", "data").unique()
+    assert cells.height == 178  # the default grid: §5.2–5.6 with our fit tests
+    assert table["instance"].n_unique() == 3 and table.height == 3 * 178
+    assert table["q"].is_between(0, 1).all() and (table["m_abs"] >= 1).all()
+    assert set(table["estimator"]) == {"GPA", "Cantelli", "av", "perc", "Beta", "N-sigma", "RC-like", "max-pred", "Borg"}
+    av1 = table.filter((pl.col("estimator") == "av") & (pl.col("parameter") == 1.0) & (pl.col("clairvoyance") == 1.0)
+                       & (pl.col("capacity") == 1.0) & (pl.col("data") == "inst"))
+    assert (av1["m"] >= 1).all()  # packing by full-clairvoyance means cannot beat the lower bound
+    per_machine = table.with_columns(pl.col("q_machines").list.mean().alias("qm"))
+    np.testing.assert_allclose(per_machine["qm"], per_machine["q"], rtol=1e-9)
+    summary = pl.read_csv(packing_run / "results/tables/packing_summary.csv")
+    assert summary.height == 178 and (summary["instances"] == 3).all()
+    headline = pl.read_csv(packing_run / "results/summary/packing.csv")
+    assert "GPA ρ=0.001: mean q" in headline["quantity"].to_list()
+    for name in FIGURES + ["pareto"]:
+        assert (packing_run / f"results/figures/packing_{name}.png").stat().st_size > 1000
+    assert len(list((packing_run / "logs/packing_setting").rglob("*.log"))) == 12
+    assert len(list((packing_run / "benchmarks/packing_setting").rglob("*.tsv"))) == 12
+
+
+def test_admission_control_table_viii(packing_run):
+    table = pl.read_csv(packing_run / "results/tables/admission.csv")
+    assert table["eps"].to_list() == [0.005, 0.01, 0.02]
+    assert (table["p_over_with"] <= table["p_over_without"]).all() and table["rejection"].is_between(0, 1).all()
+    summary = pl.read_csv(packing_run / "results/summary/admission.csv")
+    assert summary.height == 9 and "10.83%" in summary["paper"].to_list()
+    assert (packing_run / "results/figures/admission_fig9_utilisation.png").stat().st_size > 1000
+
+
+def test_changing_an_admission_bound_reruns_only_admission(packing_run, tmp_path):
+    work = copy_with(packing_run, tmp_path, admission={"eps": [0.01]})
+    assert planned_rules_for(work, *TARGETS, *ADMISSION) == {"admission_control", "admission_figure"}
+
+
+def test_packing_is_deterministic(packing_run, tmp_path):
+    work = copy_with(packing_run, tmp_path)
+    setting = "results/packing/data~inst/clairvoyance~1.0/capacity~5.0.parquet"
+    (work / setting).unlink()
+    snakemake(work, setting)
+    assert pl.read_parquet(packing_run / setting).equals(pl.read_parquet(work / setting))
+
+
+def test_second_invocation_has_nothing_to_do_for_packing(packing_run):
+    assert not planned_rules(packing_run) & RULES
+
+
+def planned_rules_for(workdir, *targets):
+    out = snakemake(workdir, *targets, "-n", "--quiet", "rules").stdout
+    return {m.group(1) for m in re.finditer(r"^(\w+)\s+\d+\s*$", out, re.M)} - {"total"}
+
+
+def test_changing_max_failures_reruns_only_packing(packing_run, tmp_path):
+    work = copy_with(packing_run, tmp_path, max_failures=3)
+    assert planned_rules_for(work, *TARGETS) == RULES
+
+
+def test_adding_a_capacity_runs_only_the_new_setting(packing_run, tmp_path):
+    sections = {
+        "5.2": {"estimators": "all", "algorithm": ["FF", "BF"]},
+        "5.3": {"estimators": "all", "data": ["inst", "avg"]},
+        "5.4": {"estimators": {"av": [1.25, 2.0], "GPA": [0.1, 0.001]}, "capacity": [0.5, 0.8, 1.0, 2.0, 3.0, 5.0],
+                "rebalance": [True, False]},
+        "5.5": {"estimators": {"GPA": "all", "av": "all"}, "clairvoyance": [0.001, 0.01, 0.1, 0.3, 0.5, 0.8, 1.0]},
+        "5.6": {"estimators": "all", "rebalance": [True, False]},
+    }
+    work = copy_with(packing_run, tmp_path, sections=sections)
+    counts = job_counts(work, *TARGETS)
+    assert counts == {"packing_setting": 1, "packing_table": 1, "packing_figures": 1, "total": 3}
+
+
+@pytest.mark.parametrize(
+    ("packing", "needle"),
+    [
+        ({"tasks_per_instance": 1000}, "packing.tasks_per_instance"),
+        ({"sections": {"5.4": {"estimators": {"Bogus": [1.0]}}}}, "section 5.4"),
+        ({"estimators": {"GPA": [1.5]}}, "1.5"),
+        ({"sections": {"5.5": {"clairvoyance": [0.0]}}}, "clairvoyance"),
+        ({"max_failures": 0}, "max_failures"),
+        ({"admission": {"eps": [0.0]}}, "eps"),
+    ],
+)
+def test_bad_packing_config_is_rejected_naming_the_key(tmp_path, packing, needle):
+    write_config(tmp_path, packing={**PACKING, **packing})
+    res = snakemake(tmp_path, "-n", check=False)
+    assert res.returncode != 0
+    assert needle in res.stdout + res.stderr
+    assert not (tmp_path / "results").exists()

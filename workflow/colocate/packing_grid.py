@@ -1,0 +1,310 @@
+"""The experiment grid of Janus & Rzadca §5 (plus our fit tests), and its instances.
+
+A grid is given as *sections* (the paper's §5.2–5.6), each varying some axes
+around a base case (Best Fit, rebalancing, c = 1, full clairvoyance, inst
+data; Janus §5.1) for a set of estimators. :func:`expand_grid` turns them into
+one table of distinct cells; :func:`settings` groups cells by what the
+per-task statistics and the capacity depend on (data, clairvoyance, capacity),
+the unit of work of one job; :func:`instances` sub-samples the tasks;
+:func:`run_setting` runs one setting on every instance and :func:`summarise`
+averages the results over instances.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Mapping, Sequence
+
+import numpy as np
+import polars as pl
+
+from colocate.packing import (
+    ALGORITHMS,
+    FIT_TESTS,
+    FitTest,
+    lower_bound,
+    make_fit_test,
+    observe,
+    required_percentiles,
+    run,
+)
+
+#: The base case of Janus §5.1.
+BASE = {"algorithm": "BF", "rebalance": True, "capacity": 1.0, "clairvoyance": 1.0, "data": "inst"}
+AXES = tuple(BASE)
+SETTING = ("data", "clairvoyance", "capacity")
+CELL_SCHEMA = {
+    "estimator": pl.String,
+    "parameter": pl.Float64,
+    "algorithm": pl.String,
+    "rebalance": pl.Boolean,
+    "capacity": pl.Float64,
+    "clairvoyance": pl.Float64,
+    "data": pl.String,
+}
+
+
+def expand_grid(
+    estimators: Mapping[str, Sequence[float]],
+    sections: Mapping[str, Mapping[str, object]],
+    base: Mapping[str, object] = BASE,
+) -> pl.DataFrame:
+    """Distinct cells of all sections, sorted; column ``sections`` lists the sections a cell belongs to.
+
+    ``estimators`` maps an estimator name (a key of ``FIT_TESTS``) to its parameters. A section maps
+    ``estimators`` to ``"all"`` or to a sub-mapping of names → parameters (``"all"`` for all of that
+    estimator's), and any axis of :data:`BASE` to a list of values; unnamed axes stay at ``base``.
+    """
+    for name in estimators:
+        if name not in FIT_TESTS:
+            raise ValueError(f"estimators: unknown estimator {name!r} (known: {sorted(FIT_TESTS)})")
+    rows = []
+    for sname, spec in sections.items():
+        unknown = set(spec) - set(AXES) - {"estimators"}
+        if unknown:
+            raise ValueError(f"section {sname}: unknown keys {sorted(unknown)} (axes: {list(AXES)}, estimators)")
+        chosen = spec.get("estimators", "all")
+        if chosen == "all":
+            chosen = {k: "all" for k in estimators}
+        pairs = []
+        for est, params in dict(chosen).items():
+            if est not in estimators:
+                raise ValueError(f"section {sname}: estimator {est!r} is not in the estimators list")
+            params = estimators[est] if params == "all" else params
+            pairs += [(est, float(p)) for p in params]
+        axes = []
+        for axis in AXES:
+            values = spec.get(axis, [base[axis]])
+            values = values if isinstance(values, list | tuple) else [values]
+            if not values:
+                raise ValueError(f"section {sname}: axis {axis} is empty")
+            axes.append(values)
+        for algo in axes[0]:
+            if algo not in ALGORITHMS:
+                raise ValueError(f"section {sname}: algorithm must be one of {sorted(ALGORITHMS)}, got {algo!r}")
+        for data in axes[4]:
+            if data not in ("inst", "avg"):
+                raise ValueError(f"section {sname}: data must be inst or avg, got {data!r}")
+        for (est, par), (algo, reb, cap, clair, data) in itertools.product(pairs, itertools.product(*axes)):
+            rows.append((est, par, algo, bool(reb), float(cap), float(clair), data, sname))
+    if not rows:
+        raise ValueError("the packing grid is empty")
+    frame = pl.DataFrame(rows, schema={**CELL_SCHEMA, "section": pl.String}, orient="row")
+    return (
+        frame.group_by(list(CELL_SCHEMA), maintain_order=True)
+        .agg(pl.col("section").unique(maintain_order=True).str.join(",").alias("sections"))
+        .sort(list(CELL_SCHEMA))
+    )
+
+
+def settings(cells: pl.DataFrame) -> pl.DataFrame:
+    """The distinct (data, clairvoyance, capacity) of ``cells``, sorted: one job each."""
+    return cells.select(SETTING).unique().sort(SETTING)
+
+
+def cells_of(cells: pl.DataFrame, setting: Mapping[str, object]) -> list[dict]:
+    """The cells of one setting (``data``, ``clairvoyance``, ``capacity``; numbers may be strings), as dicts."""
+    data = str(setting["data"])
+    clair, cap = float(setting["clairvoyance"]), float(setting["capacity"])
+    sel = cells.filter(
+        (pl.col("data") == data)
+        & ((pl.col("clairvoyance") - clair).abs() < 1e-12)
+        & ((pl.col("capacity") - cap).abs() < 1e-12)
+    )
+    if not sel.height:
+        raise ValueError(f"no cells for setting data={data}, clairvoyance={clair}, capacity={cap}")
+    return sel.select(list(CELL_SCHEMA)).to_dicts()
+
+
+def instances(n_tasks: int, n_instances: int, tasks_per_instance: int, seed: int) -> np.ndarray:
+    """Row indices of the realization matrix for each instance (n_instances × tasks_per_instance).
+
+    Each instance is a uniform sample without replacement of the N tasks (Janus §5.1: 50 instances
+    of N' = 1,000 out of N = 100,000), drawn from ``numpy.random.default_rng(seed)``; rows keep the
+    draw order, which is the order tasks arrive to the packing algorithm.
+    """
+    if n_instances < 1 or tasks_per_instance < 1:
+        raise ValueError(f"need ≥ 1 instance of ≥ 1 task, got {n_instances} × {tasks_per_instance}")
+    if tasks_per_instance > n_tasks:
+        raise ValueError(f"tasks_per_instance {tasks_per_instance} exceeds the {n_tasks} tasks with realizations")
+    rng = np.random.default_rng(seed)
+    return np.stack([rng.choice(n_tasks, size=tasks_per_instance, replace=False) for _ in range(n_instances)])
+
+
+def fit_test(estimator: str, parameter: float, beta_threshold: float = 0.8, max_pred_percentile: float = 99.0) -> FitTest:
+    """The fit test of a grid cell, with the grid-wide options of Beta and max-of-predictors."""
+    options = {"Beta": {"threshold": beta_threshold}, "max-pred": {"p": max_pred_percentile}}.get(estimator, {})
+    return make_fit_test(estimator, parameter, **options)
+
+
+def load_rows(matrix: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """``matrix[rows]`` in memory, reading a memory-mapped matrix in ascending row order."""
+    order = np.argsort(rows, kind="stable")
+    out = np.empty((rows.size, matrix.shape[1]), dtype=matrix.dtype)
+    out[order] = matrix[rows[order]]
+    return out
+
+
+RESULT_SCHEMA = {
+    "instance": pl.Int32,
+    **CELL_SCHEMA,
+    "label": pl.String,
+    "m_abs": pl.Int32,
+    "m_norm": pl.Int32,
+    "m": pl.Float64,
+    "q": pl.Float64,
+    "migrations": pl.Int32,
+    "oversized": pl.Int32,
+    "utilisation_mean": pl.Float64,
+    "q_machines": pl.List(pl.Float64),
+    "utilisation_machines": pl.List(pl.Float64),
+}
+
+
+def run_setting(
+    inst: np.ndarray,
+    avg: np.ndarray,
+    instance_rows: np.ndarray,
+    cells: pl.DataFrame,
+    requests: np.ndarray | None = None,
+    *,
+    max_failures: int = 5,
+    beta_threshold: float = 0.8,
+    max_pred_percentile: float = 99.0,
+    log: Callable[[str], None] | None = None,
+) -> pl.DataFrame:
+    """Every cell of one setting (one data source, clairvoyance and capacity) on every instance.
+
+    ``inst``/``avg`` are the N × R realization matrices (memory-mapped is fine), ``instance_rows``
+    the rows of each instance (:func:`instances`), ``requests`` the CPU request per row (NaN where
+    unknown). Per instance, the task statistics over O are computed once and shared by all cells
+    (Janus §5.1); q is measured on the inst realizations of E. One row per (instance, cell), with
+    the per-machine q(j)/|E| and utilisation as lists.
+    """
+    setting = cells.select(SETTING).unique()
+    if setting.height != 1:
+        raise ValueError(f"run_setting takes the cells of one setting, got {setting.height}")
+    data, clairvoyance, capacity = setting.row(0)
+    if inst.shape != avg.shape:
+        raise ValueError(f"inst {inst.shape} and avg {avg.shape} realization matrices differ in shape")
+    rows = cells.to_dicts()
+    fits = [fit_test(r["estimator"], r["parameter"], beta_threshold, max_pred_percentile) for r in rows]
+    percentiles = required_percentiles(fits)
+    out = []
+    for k, idx in enumerate(np.asarray(instance_rows)):
+        x = load_rows(inst, idx)
+        observed = x if data == "inst" else load_rows(avg, idx)
+        stats = observe(observed, clairvoyance, percentiles, None if requests is None else requests[idx])
+        m_norm = lower_bound(x.mean(axis=1, dtype=np.float64), capacity)
+        for row, fit in zip(rows, fits):
+            packing, ev = run(
+                x, fit, capacity, stats=stats, clairvoyance=clairvoyance, algorithm=row["algorithm"],
+                rebalancing=row["rebalance"], max_failures=max_failures, m_norm=m_norm,
+            )
+            out.append(
+                {
+                    "instance": k,
+                    **{c: row[c] for c in CELL_SCHEMA},
+                    "label": fit.label,
+                    "m_abs": ev.m_abs,
+                    "m_norm": ev.m_norm,
+                    "m": ev.m,
+                    "q": ev.q,
+                    "migrations": packing.migrations,
+                    "oversized": len(packing.oversized),
+                    "utilisation_mean": float(ev.utilisation.mean()),
+                    "q_machines": ev.q_machine.tolist(),
+                    "utilisation_machines": ev.utilisation.tolist(),
+                }
+            )
+        if log:
+            log(f"instance {k + 1}/{len(instance_rows)}: {len(rows)} cells")
+    return pl.DataFrame(out, schema=RESULT_SCHEMA)
+
+
+def summarise(results: pl.DataFrame) -> pl.DataFrame:
+    """Per cell, the mean and median over instances of m_abs, m and q (the CSV beside the table)."""
+    return (
+        results.group_by(list(CELL_SCHEMA) + ["label"], maintain_order=True)
+        .agg(
+            pl.len().alias("instances"),
+            pl.col("m_abs").mean().alias("m_abs_mean"),
+            pl.col("m").mean().alias("m_mean"),
+            pl.col("m").median().alias("m_median"),
+            pl.col("q").mean().alias("q_mean"),
+            pl.col("q").median().alias("q_median"),
+            pl.col("utilisation_mean").mean().alias("utilisation_mean"),
+        )
+        .sort(list(CELL_SCHEMA))
+    )
+
+
+def select(results: pl.DataFrame, **axes: object) -> pl.DataFrame:
+    """Rows of ``results`` at the base case (:data:`BASE`) except for the axes given (None: any value)."""
+    want = {**BASE, **axes}
+    out = results
+    for axis, value in want.items():
+        if value is not None:
+            out = out.filter(pl.col(axis) == value)
+    return out
+
+
+def _mean(frame: pl.DataFrame, column: str, estimator: str, parameter: float) -> float | None:
+    rows = frame.filter((pl.col("estimator") == estimator) & ((pl.col("parameter") - parameter).abs() < 1e-12))
+    return float(rows[column].mean()) if rows.height else None
+
+
+def headline_numbers(results: pl.DataFrame) -> list[tuple[str, str | None, float, str]]:
+    """The numbers Janus & Rzadca §5 print, beside ours: (quantity, paper, ours, note) for summary.rows.
+
+    Means are over instances at the base case (Best Fit, rebalancing, c = 1, clairvoyance 1, inst)
+    unless a quantity says otherwise; quantities whose cells are not in ``results`` are left out.
+    """
+    base = select(results)
+    items: list[tuple[str, str | None, float, str]] = []
+
+    def add(quantity, paper, value, note=""):
+        if value is not None:
+            items.append((quantity, paper, value, note))
+
+    gpa = sorted(base.filter(pl.col("estimator") == "GPA")["parameter"].unique().to_list(), reverse=True)
+    for rho in gpa:
+        add(f"GPA ρ={rho:g}: mean q", "0.0016" if rho == 0.001 else None, _mean(base, "q", "GPA", rho),
+            "§5.2 Fig 9" if rho == 0.001 else "§5.2 Fig 9: close to ρ")
+    add("av 1: mean machines m_abs", "28.0", _mean(base, "m_abs", "av", 1.0), "§5.2, 1,000-task instances")
+    for est, par, paper in (("Cantelli", 1.0, "3e-4"), ("Cantelli", 1.7, "2e-6"), ("perc", 90, "7e-5"),
+                            ("perc", 95, "5e-6"), ("perc", 99, "2e-8"), ("perc", 100, "0")):
+        add(f"{'max' if par == 100 else f'{est} {par:g}'}: mean q", paper, _mean(base, "q", est, par), "§5.2")
+    for b in (1.7, 4.4):
+        add(f"Cantelli {b:g}: machines / lower bound m", "2.5–5", _mean(base, "m", "Cantelli", b), "§6")
+    g = _mean(base, "m_abs", "GPA", 0.05)
+    for b, paper in ((1.7, "1.9"), (4.4, "3.7")):
+        c = _mean(base, "m_abs", "Cantelli", b)
+        if g and c is not None:
+            add(f"machines Cantelli {b:g} / GPA 0.05", paper, c / g, "§7: GPA's saving at a 95% SLO")
+    for rho, paper in ((0.1, "35"), (0.001, "47")):
+        rows = base.filter((pl.col("estimator") == "GPA") & ((pl.col("parameter") - rho).abs() < 1e-12))
+        add(f"GPA {rho:g}: median m_abs", paper, float(rows["m_abs"].median()) if rows.height else None, "§5.6")
+    ff = select(results, algorithm="FF")
+    if ff.height:
+        keys = ["instance", "estimator", "parameter"]
+        both = ff.join(base, on=keys, suffix="_bf")
+        if both.height:
+            add("max |m_abs FF − m_abs BF|", "1", float((both["m_abs"] - both["m_abs_bf"]).abs().max()), "§5.2")
+    off = select(results, rebalance=False)
+    if off.height:
+        keys = ["instance", "estimator", "parameter"]
+        both = off.join(base, on=keys, suffix="_on").filter(
+            pl.col("estimator").is_in(["GPA", "av"]) & (pl.col("q") > 0)
+        )
+        if both.height:
+            dec = ((both["q"] - both["q_on"]) / both["q"]).mean()
+            add("rebalancing: mean relative decrease of q (GPA, av)", "0.07", float(dec), "§5.6 Fig 13")
+    avg = select(results, data="avg")
+    for est, par, paper in (("Cantelli", 1.0, "≈ 10"), ("GPA", 0.05, "2–3")):
+        a, i = _mean(avg, "q", est, par), _mean(base, "q", est, par)
+        if a is not None and i:
+            add(f"{est} {par:g}: q(avg) / q(inst)", paper, a / i, "§5.3 Fig 10")
+    for eps in sorted(base.filter(pl.col("estimator") == "Beta")["parameter"].unique().to_list(), reverse=True):
+        add(f"Beta ε={eps:g} (ours): mean q", None, _mean(base, "q", "Beta", eps), "Unuvar eq 6 per machine")
+    return items

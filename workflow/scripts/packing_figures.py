@@ -1,0 +1,14 @@
+"""Figs 7–13 of Janus & Rzadca and the m–q Pareto figure of all fit tests, from the tidy packing table."""
+import matplotlib.pyplot as plt
+import polars as pl
+
+from colocate import logs
+from colocate.figures import packing as figs
+
+log = logs.to_file(snakemake.log[0])
+results = pl.read_parquet(snakemake.input.table)
+for name, draw in figs.FIGURES.items():
+    fig = draw(results)
+    fig.savefig(snakemake.output[name])
+    plt.close(fig)
+    log.info("%s: %s", name, snakemake.output[name])
