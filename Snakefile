@@ -23,6 +23,7 @@ include: "workflow/rules/realizations.smk"
 include: "workflow/rules/notebooks.smk"
 include: "workflow/rules/characterise.smk"
 include: "workflow/rules/packing.smk"
+include: "workflow/rules/admission.smk"
 include: "workflow/rules/placement.smk"
 include: "workflow/rules/summary.smk"
 

@@ -101,7 +101,12 @@ def test_local_source_verifies_and_runs(tiny_run, tmp_path):
     copy_bucket(tiny_run / "resources/trace/synthetic", tmp_path / "copy", rename_to_500=False)
     work = tmp_path / "w"
     work.mkdir()
-    write_config(work, trace={"source": "local", "path": str(tmp_path / "copy")}, realizations={"n_tasks": 50})
+    write_config(
+        work,
+        trace={"source": "local", "path": str(tmp_path / "copy")},
+        realizations={"n_tasks": 50},
+        packing={"tasks_per_instance": 40},
+    )
     snakemake(work)
     verified = pl.read_csv(work / "results/trace/verified.tsv", separator="\t")
     assert verified.height == 5 and (verified["status"] == "ok").all()
@@ -160,6 +165,7 @@ def test_google_source_downloads_verified_shards(tiny_run, http_bucket, tmp_path
         work,
         trace={"source": "google", "url": http_bucket, "shards": [0, 1], "retries": 2, "backoff": 0.01},
         realizations={"n_tasks": 50},
+        packing={"tasks_per_instance": 40},
     )
     snakemake(work)
     got = sorted(p.relative_to(work / "resources/trace/google").as_posix() for p in (work / "resources/trace/google").rglob("*.csv.gz"))

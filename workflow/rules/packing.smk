@@ -7,8 +7,6 @@ from snakemake.utils import Paramspace
 from colocate import packing_grid as _packing_grid
 
 # An absent `packing:` section gets its defaults here too (a $ref'd schema's default is not applied).
-config.setdefault("packing", {})
-validate(config["packing"], "../schemas/packing.schema.yaml", set_default=True)
 PK = config["packing"]
 PACKING_ON = "instances" in PK and "tasks_per_instance" in PK
 if not PACKING_ON:
@@ -43,9 +41,6 @@ if PACKING_ON:
         )
     )
     SUMMARY_PARTS.append((("task_events", "task_usage"), "results/summary/packing.csv"))
-TARGETS.append(
-    (("task_events", "task_usage"), ["results/tables/admission.csv", "results/figures/admission_fig9_utilisation.png"])
-)
 SUMMARY_PARTS.append((("task_events", "task_usage"), "results/summary/admission.csv"))
 
 
@@ -139,64 +134,32 @@ rule packing_figures:
         "../scripts/packing_figures.py"
 
 
-rule admission_control:
+TARGETS.append((("task_events", "task_usage"), ["results/notebooks/03_packing.ipynb"] if PACKING_ON else []))
+
+
+rule notebook_packing:
     input:
+        table="results/tables/packing.parquet",
         inst="results/realizations/inst.npy",
-        tasks="results/realizations/tasks.parquet",
     output:
-        utilisation="results/admission/utilisation.parquet",
-        table=report(
-            "results/tables/admission.csv",
-            caption="../report/packing_admission_table.rst",
-            category="Admission control (Unuvar et al.)",
-        ),
-        summary="results/summary/admission.csv",
-    params:
-        arrivals=PK["admission"]["arrivals"],
-        mean_running=PK["admission"]["mean_running"],
-        threshold=PK["admission"]["threshold"],
-        eps=PK["admission"]["eps"],
-        peak_utilisation=PK["admission"]["peak_utilisation"],
-        peak_quantile=PK["admission"]["peak_quantile"],
-        seed=PK["admission"]["seed"],
-        code=code_digest("admission", "packing", "summary", "io"),
-    log:
-        "logs/admission_control.log",
-    benchmark:
-        "benchmarks/admission_control.tsv"
-    threads: 1
-    resources:
-        # one entry (step, arrival, usage, draw indices) per task-step: arrivals × mean lifetime × ~60 bytes
-        mem_mb=lambda wc: 1500 + PK["admission"]["arrivals"] * 60 * 1000 // 2**20,
-        runtime=30,
-    conda:
-        "../../environment.yml"
-    script:
-        "../scripts/packing_admission.py"
-
-
-rule admission_figure:
-    input:
-        "results/admission/utilisation.parquet",
-    output:
-        report(
-            "results/figures/admission_fig9_utilisation.png",
-            caption="../report/packing_admission_fig9.rst",
-            category="Admission control (Unuvar et al.)",
+        instance=report(
+            "results/figures/packing_one_instance.png",
+            caption="../report/packing_one_instance.rst",
+            category="Packing (Janus & Rzadca)",
         ),
     params:
-        eps=0.01,
-        threshold=PK["admission"]["threshold"],
-        code=code_digest("figures/packing"),
+        instances=PK.get("instances"),
+        tasks_per_instance=PK.get("tasks_per_instance"),
+        seed=PK["seed"],
     log:
-        "logs/admission_figure.log",
+        notebook="results/notebooks/03_packing.ipynb",
     benchmark:
-        "benchmarks/admission_figure.tsv"
+        "benchmarks/notebook_packing.tsv"
     threads: 1
     resources:
-        mem_mb=lambda wc, input: 1000 + 10 * int(input.size_mb),
-        runtime=5,
+        mem_mb=lambda wc: 1500 + 3 * PK["tasks_per_instance"] * config["realizations"]["n_realizations"] * 4 // 2**20,
+        runtime=15,
     conda:
         "../../environment.yml"
-    script:
-        "../scripts/packing_admission_figure.py"
+    notebook:
+        "../../notebooks/03_packing.py.ipynb"

@@ -1,0 +1,69 @@
+# The Beta admission controller of Unuvar et al. §IV-F on task arrivals drawn from the long tasks
+# (Table VIII, Fig 9). The science lives in colocate.admission.
+
+TARGETS.append(
+    (("task_events", "task_usage"), ["results/tables/admission.csv", "results/figures/admission_fig9_utilisation.png"])
+)
+
+
+rule admission_control:
+    input:
+        inst="results/realizations/inst.npy",
+        tasks="results/realizations/tasks.parquet",
+    output:
+        utilisation="results/admission/utilisation.parquet",
+        table=report(
+            "results/tables/admission.csv",
+            caption="../report/packing_admission_table.rst",
+            category="Admission control (Unuvar et al.)",
+        ),
+        summary="results/summary/admission.csv",
+    params:
+        arrivals=PK["admission"]["arrivals"],
+        mean_running=PK["admission"]["mean_running"],
+        threshold=PK["admission"]["threshold"],
+        eps=PK["admission"]["eps"],
+        peak_utilisation=PK["admission"]["peak_utilisation"],
+        peak_quantile=PK["admission"]["peak_quantile"],
+        seed=PK["admission"]["seed"],
+        code=code_digest("admission", "packing", "summary", "io"),
+    log:
+        "logs/admission_control.log",
+    benchmark:
+        "benchmarks/admission_control.tsv"
+    threads: 1
+    resources:
+        # one entry (step, arrival, usage, draw indices) per task-step: arrivals × mean lifetime × ~60 bytes
+        mem_mb=lambda wc: 1500 + PK["admission"]["arrivals"] * 60 * 1000 // 2**20,
+        runtime=30,
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/packing_admission.py"
+
+
+rule admission_figure:
+    input:
+        "results/admission/utilisation.parquet",
+    output:
+        report(
+            "results/figures/admission_fig9_utilisation.png",
+            caption="../report/packing_admission_fig9.rst",
+            category="Admission control (Unuvar et al.)",
+        ),
+    params:
+        eps=0.01,
+        threshold=PK["admission"]["threshold"],
+        code=code_digest("figures/packing"),
+    log:
+        "logs/admission_figure.log",
+    benchmark:
+        "benchmarks/admission_figure.tsv"
+    threads: 1
+    resources:
+        mem_mb=lambda wc, input: 1000 + 10 * int(input.size_mb),
+        runtime=5,
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/packing_admission_figure.py"
