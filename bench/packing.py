@@ -37,20 +37,10 @@ import yaml
 from threadpoolctl import threadpool_limits
 
 from colocate import packing as pk
+from timing import best_of
 from colocate import packing_grid as pg
 
 REPO = Path(__file__).resolve().parents[1]
-
-
-def timed(fn, repeat: int) -> float:
-    """Shortest wall time of ``fn()`` over ``repeat`` runs after one warm-up (robust to other load)."""
-    fn()
-    times = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return min(times)
 
 
 def make_instance(n: int, r: int, seed: int = 1) -> tuple[np.ndarray, np.ndarray]:
@@ -124,9 +114,9 @@ def main() -> None:
     m_norm = pk.lower_bound(stats.mean, 1.0)
     ev = pk.evaluate(packing, inst, 1.0, m_norm)
     with threadpool_limits(1):  # BLAS on one thread, like numpy.sum
-        t_sum = timed(lambda: np.sum(inst), args.repeat)
-        t_q = timed(lambda: pk.evaluate(packing, inst, 1.0, m_norm), args.repeat)
-        t_sparse = timed(lambda: pk.machine_totals(packing.assignment, inst, packing.n_bins, "sparse"), args.repeat)
+        t_sum = best_of(lambda: np.sum(inst), args.repeat)
+        t_q = best_of(lambda: pk.evaluate(packing, inst, 1.0, m_norm), args.repeat)
+        t_sparse = best_of(lambda: pk.machine_totals(packing.assignment, inst, packing.n_bins, "sparse"), args.repeat)
     print(f"numpy.sum pass            {t_sum * 1e3:7.2f} ms  (reference)")
     print(f"q evaluation ({ev.m_abs} machines) {t_q * 1e3:7.2f} ms  = {t_q / t_sum:.2f}× numpy.sum (target ≤ 2×); q = {ev.q:.4f}")
     print(f"  (machine totals by one sparse product alone: {t_sparse * 1e3:.2f} ms = {t_sparse / t_sum:.2f}×)")
@@ -134,8 +124,8 @@ def main() -> None:
     # --- GPA Best Fit vs pure Python
     mu, var = stats.mean.tolist(), stats.var.tolist()
     for c in (1.0, 0.2):
-        t_ref = timed(lambda: reference_gpa_best_fit(mu, var, 0.01, c), max(3, args.repeat // 4))
-        t_bf = timed(lambda: pk.pack(pk.GPA(0.01), stats, c, "BF", rebalancing=False), args.repeat)
+        t_ref = best_of(lambda: reference_gpa_best_fit(mu, var, 0.01, c), max(3, args.repeat // 4))
+        t_bf = best_of(lambda: pk.pack(pk.GPA(0.01), stats, c, "BF", rebalancing=False), args.repeat)
         ours = pk.pack(pk.GPA(0.01), stats, c, "BF", rebalancing=False)
         same = ours.bins == reference_gpa_best_fit(mu, var, 0.01, c)
         print(f"GPA Best Fit c={c:<3g} ({ours.n_bins:3d} machines), pure Python {t_ref * 1e3:7.2f} ms (reference); "
@@ -163,7 +153,7 @@ def main() -> None:
         out.flush()
         del out
         rows = np.random.default_rng(0).choice(big, n, replace=False)
-        t_load = timed(lambda: pg.load_rows(np.load(path, mmap_mode="r"), rows), 5)
+        t_load = best_of(lambda: pg.load_rows(np.load(path, mmap_mode="r"), rows), 5)
     job_times = []
     cell_times = []
     for setting in pg.settings(cells).iter_rows(named=True):

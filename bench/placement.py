@@ -30,6 +30,7 @@ import time  # noqa: E402
 import numpy as np  # noqa: E402
 
 from colocate import placement as P  # noqa: E402
+from timing import best_of  # noqa: E402
 from colocate.placement_workload import Experiment  # noqa: E402
 
 TABLE_I = {
@@ -49,15 +50,6 @@ class NaiveABP(P.ABP):
     def objective(self, state, demand, nodes):
         mu, sigma = state.candidate_moments_naive(demand, nodes)
         return (P.mcv(mu, sigma) - self.demand.gamma) ** 2
-
-
-def best_of(fn, repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return min(times)
 
 
 def random_state(rng: np.random.Generator, n: int) -> tuple[P.ClusterState, np.ndarray]:
