@@ -10,29 +10,21 @@ from __future__ import annotations
 
 import itertools
 import math
-from pathlib import Path
 
 import numpy as np
 import polars as pl
 import pytest
-import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 from sklearn.metrics import adjusted_rand_score
 
+from wfutil import TINY
+
 from colocate import aggregate, betafit, characterise as ch, synth, tasks
 from colocate.trace import TRACE_START_US, WINDOW_US
 
 KEY = ["job_id", "task_index"]
-#: The tiny scale's model sizes, read from the preset the pipeline uses (as in test_synth.py).
-TINY = {
-    k: v
-    for k, v in yaml.safe_load((Path(__file__).resolve().parents[1] / "workflow/schemas/scales.yaml").read_text())[
-        "tiny"
-    ]["synthetic"].items()
-    if k != "shards"
-}
 
 
 def blocks(values: list[list[float]]) -> tuple[np.ndarray, np.ndarray]:

@@ -1,4 +1,4 @@
-"""Helpers for workflow tests: run Snakemake on the tiny scale in a temporary directory."""
+"""Shared test helpers: the tiny preset, and Snakemake runs at the tiny scale in a temporary directory."""
 
 from __future__ import annotations
 
@@ -11,6 +11,13 @@ from pathlib import Path
 import yaml
 
 REPO = Path(__file__).resolve().parents[1]
+
+#: The tiny scale's synthetic-model sizes, read from the preset the pipeline uses.
+TINY = {
+    k: v
+    for k, v in yaml.safe_load((REPO / "workflow/schemas/scales.yaml").read_text())["tiny"]["synthetic"].items()
+    if k != "shards"
+}
 
 
 def snakemake(workdir: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
