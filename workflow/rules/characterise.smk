@@ -323,6 +323,7 @@ rule janus_summary:
     output:
         "results/summary/characterise_janus.csv",
     params:
+        n_realizations=config["realizations"]["n_realizations"],
         code=code_digest("characterise", "summary"),
     log:
         "logs/characterise/janus_summary.log",

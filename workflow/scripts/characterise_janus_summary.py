@@ -5,6 +5,7 @@ from colocate import characterise as ch, logs, summary
 
 log = logs.to_file(snakemake.log[0])
 i = snakemake.input
-rows = ch.janus_summary(*(pl.read_csv(path) for path in (i.fig1, i.fig2, i.fig3, i.s34, i.shares, i.table1, i.fig6)))
+tables = (pl.read_csv(path) for path in (i.fig1, i.fig2, i.fig3, i.s34, i.shares, i.table1, i.fig6))
+rows = ch.janus_summary(*tables, n_realizations=snakemake.params.n_realizations)
 summary.rows("Task characterisation (Janus & Rzadca §3)", rows).write_csv(snakemake.output[0])
 log.info("%d summary rows", len(rows))
