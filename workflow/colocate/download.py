@@ -1,6 +1,6 @@
 """Download of the public Google cluster trace 2011 bucket: SHA-256 verified and resumable.
 
-The bucket (``https://storage.googleapis.com/clusterdata-2011-2``) holds one
+The bucket (its URL is the config key ``trace.url``) holds one
 directory per table with ``part-NNNNN-of-00500.csv.gz`` shards (single-file
 tables: ``part-00000-of-00001.csv.gz``), plus ``schema.csv`` and a ``SHA256SUM``
 manifest at its root.
@@ -30,10 +30,6 @@ from colocate.trace import SINGLE_FILE_TABLES, TABLES, shard_name
 
 log = logging.getLogger(__name__)
 
-#: Base URL of the public bucket.
-BUCKET_URL = "https://storage.googleapis.com/clusterdata-2011-2"
-#: Name of the checksum manifest at the bucket root.
-MANIFEST = "SHA256SUM"
 #: Number of shards of each multi-file table.
 SHARDS_PER_TABLE = 500
 #: Upper bound of one backoff sleep, in seconds.

@@ -90,9 +90,9 @@ def shard_stems(table):
         n = synthetic_shard_counts()[table]
         return [_trace.shard_name(i, n).removesuffix(".csv.gz") for i in range(n)]
     if SOURCE == "google":
-        from colocate.download import select_shards
+        from colocate.download import SHARDS_PER_TABLE, select_shards
 
-        rel = select_shards(table, config["trace"]["shards"], 500)
+        rel = select_shards(table, config["trace"]["shards"], SHARDS_PER_TABLE)
         return [Path(r).name.removesuffix(".csv.gz") for r in rel]
     found = sorted(Path(p).name.removesuffix(".csv.gz") for p in glob.glob(f"{TRACE_ROOT}/{table}/part-*.csv.gz"))
     sel = config["trace"]["shards"]

@@ -8,7 +8,7 @@ titled with the paper's caption.
 from __future__ import annotations
 
 import string
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 
 import matplotlib.pyplot as plt
 import numpy as np
