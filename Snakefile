@@ -25,6 +25,7 @@ include: "workflow/rules/characterise.smk"
 include: "workflow/rules/packing.smk"
 include: "workflow/rules/admission.smk"
 include: "workflow/rules/placement.smk"
+include: "workflow/rules/jobs.smk"
 include: "workflow/rules/summary.smk"
 
 

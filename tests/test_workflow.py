@@ -109,7 +109,8 @@ def test_local_source_verifies_and_runs(tiny_run, tmp_path):
     )
     snakemake(work)
     verified = pl.read_csv(work / "results/trace/verified.tsv", separator="\t")
-    assert verified.height == 5 and (verified["status"] == "ok").all()
+    # 2 task_events + 3 task_usage shards and the machine_events file (copy_bucket leaves job_events out)
+    assert verified.height == 6 and (verified["status"] == "ok").all()
     # same trace, same per-task statistics as the synthetic run
     a = pl.read_parquet(work / "results/tasks/task_stats.parquet")
     b = pl.read_parquet(tiny_run / "results/tasks/task_stats.parquet")

@@ -65,6 +65,7 @@ import polars as pl
 from scipy.special import ndtr
 
 from colocate.trace import (
+    PRIORITY_CLASSES,
     TRACE_START_US,
     WINDOW_US,
     EventType,
@@ -74,13 +75,7 @@ from colocate.trace import (
 )
 
 #: Priority classes of Beaumont et al. §1.1 (after Reiss et al.): name -> allowed priorities.
-CLASSES: dict[str, tuple[int, ...]] = {
-    "gratis": (0, 1),
-    "other": (2, 3, 4, 5, 6, 7, 8),
-    "production": (9,),
-    "monitoring": (10,),
-    "infrastructure": (11,),
-}
+CLASSES = PRIORITY_CLASSES
 CLASS_NAMES = tuple(CLASSES)
 #: Inst shape families (Janus & Rzadca Fig 4): gamma (exponential-like or peaked),
 #: zero-inflated (mostly near zero), bimodal (mixed).

@@ -28,6 +28,25 @@ TRACE_WINDOWS = 8352
 #: Time used by the trace for events after its end (2**63 - 1).
 TIME_AFTER_END = 2**63 - 1
 
+#: Priority classes (Beaumont et al. §1.1, after Reiss et al.): name -> priorities, lowest class first.
+PRIORITY_CLASSES: dict[str, tuple[int, ...]] = {
+    "gratis": (0, 1),
+    "other": (2, 3, 4, 5, 6, 7, 8),
+    "production": (9,),
+    "monitoring": (10,),
+    "infrastructure": (11,),
+}
+
+
+def priority_class_expr(priority: str = "priority") -> pl.Expr:
+    """The priority class (:data:`PRIORITY_CLASSES`) of column ``priority``, as a String column ``class``."""
+    mapping = {p: name for name, ps in PRIORITY_CLASSES.items() for p in ps}
+    return (
+        pl.col(priority)
+        .replace_strict(mapping, default=None, return_dtype=pl.String)
+        .alias("class")
+    )
+
 
 class EventType(IntEnum):
     """Task and job event types (schema v2.1 §"Job and task life cycles")."""

@@ -64,6 +64,10 @@ if SOURCE == "local" and not Path(config["trace"]["path"]).is_dir():
     raise ValueError(f"config key trace.path: {config['trace']['path']!r} is not a directory")
 TRACE_ROOT = config["trace"]["path"] if SOURCE == "local" else f"resources/trace/{SOURCE}"
 BUCKETS = list(range(config["mapreduce"]["buckets"]))
+# 5-minute windows in the trace: the synthetic model's days, or the real trace's 8352.
+N_WINDOWS = (
+    max(1, round(config["synthetic"]["days"] * 288)) if SOURCE == "synthetic" else _trace.TRACE_WINDOWS
+)
 LIB = Path(workflow.basedir) / "workflow" / "colocate"
 
 

@@ -76,7 +76,9 @@ rule download_trace:
 
 rule verify_local_trace:
     input:
-        shards=lambda wc: [trace_file(t, s) for t in ("task_events", "task_usage") for s in shard_stems(t)],
+        shards=lambda wc: [
+            trace_file(t, s) for t in ("task_events", "task_usage", "job_events", "machine_events") for s in shard_stems(t)
+        ],
     output:
         "results/trace/verified.tsv",
     params:

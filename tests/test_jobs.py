@@ -1,0 +1,268 @@
+"""Dominant jobs, job usage mixtures, task balance and durations (Beaumont et al. §3, §4.1, §4.3, §5.1)."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import polars as pl
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from colocate import jobs, mapreduce, synth
+from colocate.trace import TRACE_START_US, WINDOW_US, EventType
+from wfutil import TINY
+
+MIN = 60_000_000
+
+
+def _jw(rows):
+    """Job × window frame from (job, window, cpu[, mem, n_tasks, p10, p90]) tuples."""
+    out = []
+    for r in rows:
+        job, window, cpu, *rest = r
+        mem, n_tasks, p10, p90 = (list(rest) + [None] * 4)[:4]
+        out.append(
+            {
+                "job_id": job,
+                "window": window,
+                "n_tasks": n_tasks or 1,
+                "n_records": n_tasks or 1,
+                "cpu_sum": float(cpu),
+                "mem_sum": float(mem if mem is not None else cpu),
+                "cpu_p10": float(p10 if p10 is not None else cpu),
+                "cpu_p90": float(p90 if p90 is not None else cpu),
+            }
+        )
+    return pl.DataFrame(out, schema_overrides={"window": pl.Int32, "n_tasks": pl.Int32, "n_records": pl.Int32})
+
+
+# ----------------------------------------------------------------------------- D_i
+
+
+def test_dominant_set_by_hand():
+    # window 0: 5 + 3 = 8 < 9 = 90% of 10, so a third job is needed; C and D tie at 1, C has the lower ID
+    # window 1: one job has 95% on its own
+    jw = _jw([("A", 0, 5), ("B", 0, 3), ("C", 0, 1), ("D", 0, 1), ("A", 1, 0.5), ("B", 1, 9.5)])
+    jw = jw.with_columns(pl.col("job_id").replace_strict({"A": 1, "B": 2, "C": 3, "D": 4}, return_dtype=pl.Int64))
+    flagged = jobs.flag_dominant(jw, 0.9)
+    got = {(r["window"], r["job_id"]) for r in flagged.filter("in_Di").iter_rows(named=True)}
+    assert got == {(0, 1), (0, 2), (0, 3), (1, 2)}
+
+
+def test_a_window_without_cpu_has_no_dominant_job():
+    flagged = jobs.flag_dominant(_jw([(1, 0, 0.0), (2, 0, 0.0), (1, 1, 2.0)]), 0.9)
+    assert flagged.filter(pl.col("window") == 0)["in_Di"].to_list() == [False, False]
+    assert flagged.filter(pl.col("window") == 1)["in_Di"].to_list() == [True]
+
+
+@pytest.mark.parametrize("share", [0.0, -0.1, 1.5])
+def test_cpu_share_out_of_range_is_rejected(share):
+    with pytest.raises(ValueError, match="cpu_share"):
+        jobs.flag_dominant(_jw([(1, 0, 1.0)]), share)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    cpus=st.lists(st.floats(0.0, 10.0, allow_nan=False).map(lambda x: round(x, 3)), min_size=1, max_size=8),
+    share=st.sampled_from([0.5, 0.8, 0.9, 0.95, 1.0]),
+)
+def test_dominant_set_is_a_smallest_set_reaching_the_share(cpus, share):
+    """Brute force over all subsets: D_i reaches the share and no smaller subset does."""
+    jw = _jw([(i + 1, 0, c) for i, c in enumerate(cpus)])
+    flagged = jobs.flag_dominant(jw, share)
+    members = set(flagged.filter("in_Di")["job_id"].to_list())
+    total = sum(cpus)
+    if total == 0:
+        assert not members
+        return
+    cpu = dict(zip(range(1, len(cpus) + 1), cpus))
+    assert sum(cpu[j] for j in members) >= share * total - 1e-9
+    smallest = min(
+        k
+        for k in range(0, len(cpus) + 1)
+        for subset in itertools.combinations(cpu, k)
+        if sum(cpu[j] for j in subset) >= share * total - 1e-9
+    )
+    assert len(members) == smallest
+
+
+def test_window_totals_and_table1_by_hand():
+    # window 0: jobs 1 (8), 2 (1), 3 (1); D_0 = {1, 2} (8 < 9, then 9 ≥ 9). window 1: job 3 has 9 of 10: D_1 = {3}
+    jw = _jw([(1, 0, 8, 2), (2, 0, 1, 2), (3, 0, 1, 6), (1, 1, 1, 1), (3, 1, 9, 3), (4, 1, 0, 6)])
+    flagged = jobs.flag_dominant(jw, 0.9)
+    ids = flagged.filter("in_Di")["job_id"].unique().sort()
+    assert ids.to_list() == [1, 2, 3]
+    totals = jobs.window_totals(flagged, ids)
+    w0, w1 = totals.iter_rows(named=True)
+    assert (w0["jobs"], w0["jobs_Di"], w0["jobs_D"]) == (3, 2, 3)
+    assert (w1["jobs"], w1["jobs_Di"], w1["jobs_D"]) == (3, 1, 2)  # jobs 1 and 3 of D are alive
+    assert w1["cpu_D"] == 10 and w1["mem_D"] == 4 and w1["mem"] == 10
+    t1 = {r["statistic"]: r for r in jobs.dominant_table(totals).iter_rows(named=True)}
+    assert t1["mean"]["jobs_D"] == pytest.approx(2.5)
+    assert t1["mean"]["share_jobs"] == pytest.approx((1 + 2 / 3) / 2)
+    assert t1["mean"]["R_mem"] == pytest.approx((1.0 + 0.4) / 2)
+    assert t1["min"]["R_cpu"] == pytest.approx(1.0) and t1["max"]["R_cpu"] == pytest.approx(1.0)
+
+
+def test_merge_job_windows_adds_pieces_of_a_window_cut_by_a_shard_boundary():
+    a = _jw([(1, 5, 2.0, 1.0, 2, 0.5, 1.5), (2, 5, 1.0)])
+    b = _jw([(1, 5, 1.0, 3.0, 1, 1.0, 1.0)])
+    merged = jobs.merge_job_windows(pl.concat([a, b]))
+    row = merged.filter(pl.col("job_id") == 1).row(0, named=True)
+    assert (row["cpu_sum"], row["mem_sum"], row["n_tasks"]) == (3.0, 4.0, 3)
+    assert (row["cpu_p10"], row["cpu_p90"]) == (0.5, 1.5)  # from the piece with more records
+    assert merged.height == 2
+
+
+# ----------------------------------------------------------------------------- job table and durations
+
+
+def _job_events(rows):
+    return pl.DataFrame(rows, schema=["time", "job_id", "event_type"], orient="row")
+
+
+def test_lifetimes_by_hand_and_pieces_combine_across_shards():
+    n_windows = 100
+    end = TRACE_START_US + n_windows * WINDOW_US
+    S, SC, F, K = int(EventType.SUBMIT), int(EventType.SCHEDULE), int(EventType.FINISH), int(EventType.KILL)
+    shard1 = _job_events([(0, 1, S), (0, 1, SC), (TRACE_START_US + 60 * MIN, 2, S), (TRACE_START_US + 61 * MIN, 2, SC)])
+    shard2 = _job_events([(TRACE_START_US + 91 * MIN, 2, F), (TRACE_START_US + 5 * MIN, 3, S), (TRACE_START_US + 7 * MIN, 3, K)])
+    pieces = pl.concat([jobs.map_job_events(shard1), jobs.map_job_events(shard2)])
+    life = {r["job_id"]: r for r in jobs.job_lifetimes(pieces, n_windows).iter_rows(named=True)}
+    assert life[1]["duration_min"] == pytest.approx((end - TRACE_START_US) / MIN) and not life[1]["ended"]
+    assert life[2]["duration_min"] == pytest.approx(30.0) and life[2]["end_event"] == F
+    # never scheduled: from SUBMIT to KILL
+    assert life[3]["duration_min"] == pytest.approx(2.0) and life[3]["end_event"] == K
+
+
+def test_job_table_takes_the_priority_of_the_first_task_event():
+    pieces = pl.DataFrame(
+        {
+            "job_id": [7, 7, 7, 8],
+            "task_index": [0, 1, 1, 0],
+            "priority": [9, 0, 0, 11],
+            "first_time": [5, 1, 9, 3],
+            "last_event": [10, 20, 30, 4],
+        }
+    )
+    t = {r["job_id"]: r for r in jobs.job_table(pieces).iter_rows(named=True)}
+    assert (t[7]["priority"], t[7]["class"], t[7]["n_tasks"]) == (0, "gratis", 2)
+    assert (t[8]["class"], t[7]["last_task_event_us"]) == ("infrastructure", 30)
+
+
+def test_duration_table_by_hand():
+    dom = pl.DataFrame({"class": ["gratis"] * 4 + ["production"], "duration_min": [10.0, 20.0, 30.0, None, 5.0]})
+    t = {r["statistic"]: r for r in jobs.duration_table(dom, ("gratis", "production")).iter_rows(named=True)}
+    assert t["n"]["gratis"] == 3 and t["jobs_without_events"]["gratis"] == 1
+    assert t["mean"]["gratis"] == pytest.approx(20.0) and t["std"]["gratis"] == pytest.approx(10.0)
+    assert t["50%"]["gratis"] == pytest.approx(20.0) and t["25%"]["gratis"] == pytest.approx(15.0)
+    assert t["std"]["production"] == 0.0
+
+
+# ----------------------------------------------------------------------------- Table 2 mixtures
+
+
+def test_mixture_recovers_known_two_lognormal_parameters():
+    """2,000 draws of 0.3·N(−1, 0.4) + 0.7·N(2, 0.8): EM recovers them to about 3 standard errors."""
+    rng = np.random.default_rng(11)
+    n = 2000
+    first = rng.random(n) < 0.3
+    z = np.where(first, rng.normal(-1, 0.4, n), rng.normal(2, 0.8, n))
+    dom = pl.DataFrame({"class": ["gratis"] * n, "cpu_mean": np.exp(z), "mem_mean": np.exp(rng.normal(0.5, 1.2, n))})
+    t = {r["resource"]: r for r in jobs.usage_mixtures(dom, ("gratis",), n_init=3, seed=0).iter_rows(named=True)}
+    cpu = t["cpu"]
+    assert cpu["chosen"] == 2
+    # se of a weight ≈ sqrt(.21/2000) = 0.01; of a mean ≈ σ/sqrt(n_k) ≤ 0.03
+    assert cpu["lambda1"] == pytest.approx(0.7, abs=0.04) and cpu["mu1"] == pytest.approx(2.0, abs=0.1)
+    assert cpu["mu2"] == pytest.approx(-1.0, abs=0.1) and cpu["sigma2"] == pytest.approx(0.4, abs=0.06)
+    assert cpu["sigma1"] == pytest.approx(0.8, abs=0.06)
+    # one Gaussian: BIC keeps the single component, whose µ, σ are the sample's
+    mem = t["memory"]
+    assert mem["chosen"] == 1
+    assert mem["mu"] == pytest.approx(np.log(dom["mem_mean"]).mean(), abs=1e-6)
+    assert mem["sigma"] == pytest.approx(np.log(dom["mem_mean"].to_numpy()).std(), abs=1e-4)  # ML: ddof 0
+
+
+def test_mixtures_are_seeded_and_small_classes_get_nulls():
+    rng = np.random.default_rng(1)
+    dom = pl.DataFrame({"class": ["other"] * 50 + ["production"] * 3, "cpu_mean": np.exp(rng.normal(0, 1, 53)),
+                        "mem_mean": np.exp(rng.normal(0, 1, 53))})
+    a = jobs.usage_mixtures(dom, n_init=2, seed=4)
+    assert a.equals(jobs.usage_mixtures(dom, n_init=2, seed=4))
+    prod = a.filter(pl.col("class") == "production")
+    assert prod["n_jobs"].to_list() == [3, 3] and prod["sigma"].null_count() == 2
+
+
+# ----------------------------------------------------------------------------- task balance
+
+
+def test_task_count_dispersion_and_balance_thresholds_by_hand():
+    # job 1: 5 windows, task CPU ratios p90/p10 = 1, 1.5, 2, 3, 4 → 80% 'higher' quantile = 3
+    # job 2: a window with idle tasks (p10 = 0) counts as infinitely unbalanced; a 1-task window is skipped
+    rows = [(1, w, 4.0, 1.0, 4, 1.0, r) for w, r in enumerate([1, 1.5, 2, 3, 4])]
+    rows += [(2, 0, 1.0, 1.0, 3, 0.0, 1.0), (2, 1, 1.0, 1.0, 3, 1.0, 1.2), (2, 2, 1.0, 1.0, 1, 1.0, 9.0)]
+    windows = _jw(rows)
+    dominant = pl.DataFrame({"job_id": [1, 2], "class": ["production", "gratis"], "tasks_p10": [4.0, 1.0], "tasks_p90": [4.0, 3.0]})
+    thr = {r["job_id"]: r for r in jobs.balance_thresholds(windows, dominant, 0.8).iter_rows(named=True)}
+    assert thr[1]["threshold"] == 3.0 and thr[1]["windows_used"] == 5
+    assert thr[2]["threshold"] == float("inf") and thr[2]["windows_used"] == 2
+    disp = jobs.task_count_dispersion(dominant)
+    assert disp["task_count_idr"].to_list() == [1.0, 3.0]
+    table = {r["class"]: r for r in jobs.balance_table(disp, pl.DataFrame(list(thr.values()))).iter_rows(named=True)}
+    assert table["all"]["task_count_idr_1"] == 0.5 and table["all"]["task_count_idr_le_2"] == 0.5
+    assert table["production"]["threshold_below_2"] == 0.0
+
+
+def test_example_jobs_pick_constant_and_most_variable():
+    dominant = pl.DataFrame({"job_id": [1, 2, 3, 4], "n_windows": [100, 90, 80, 10], "tasks_mean": [5.0, 9.0, 4.0, 50.0],
+                             "tasks_max": [5, 9, 8, 50], "tasks_p10": [5.0, 9.0, 2.0, 1.0], "tasks_p90": [5.0, 9.0, 8.0, 50.0],
+                             "class": ["production"] * 4})
+    ex = jobs.example_jobs(dominant, jobs.task_count_dispersion(dominant))
+    assert ex == {"constant": 2, "variable": 3}  # job 4 varies more but is too short
+
+
+# ----------------------------------------------------------------------------- recovery on a synthetic trace
+
+
+@pytest.fixture(scope="module")
+def synthetic():
+    params = synth.SynthParams.from_dict(TINY)
+    out = synth.generate(params, 5, truth=True)
+    _, job_windows, _ = mapreduce.map_task_usage(out["task_usage"], 2, np.empty(0, np.int32))
+    return params, out, jobs.merge_job_windows(job_windows)
+
+
+def test_dominant_share_of_cpu_is_the_models(synthetic):
+    """The model puts ``dominant_cpu_share`` of each window's CPU in large jobs; D, a superset of the
+    90% sets, must carry at least that much on average (Beaumont Table 1: 0.947)."""
+    params, out, jw = synthetic
+    flagged = jobs.flag_dominant(jw, 0.9)
+    ids = flagged.filter("in_Di")["job_id"].unique()
+    t1 = {r["statistic"]: r for r in jobs.dominant_table(jobs.window_totals(flagged, ids)).iter_rows(named=True)}
+    large = out["truth_jobs"].filter("large")["job_id"]
+    large_share = jw.group_by("window").agg(
+        pl.col("cpu_sum").filter(pl.col("job_id").is_in(large.implode())).sum() / pl.col("cpu_sum").sum()
+    )
+    # the model's large-job CPU share per window, measured: within 0.02 of its parameter (the per-window
+    # spread of Table 1 is 0.009; the tiny trace has only two days)
+    assert large_share[:, 1].mean() == pytest.approx(params.dominant_cpu_share, abs=0.02)
+    assert t1["mean"]["R_cpu"] >= large_share[:, 1].mean() - 0.02
+    # nearly every large job is dominant in some window
+    assert ids.is_in(large.implode()).mean() > 0.6
+    assert large.is_in(ids.implode()).mean() > 0.8
+
+
+def test_job_mean_cpu_recovers_the_models_job_sizes(synthetic):
+    """A large job's mean total CPU over its windows is its drawn size (Table 2's variable, already
+    multiplied by job_size_scale in the truth), up to task starts/ends inside its lifetime and usage noise."""
+    params, out, jw = synthetic
+    truth = out["truth_jobs"].filter("large")
+    mean = jw.group_by("job_id").agg(pl.col("cpu_sum").mean(), pl.len().alias("w")).filter(pl.col("w") >= 12)
+    both = truth.join(mean, on="job_id")
+    ratio = np.log(both["cpu_sum"].to_numpy() / both["cpu_total"].to_numpy())
+    assert both.height > 50
+    # the jobs' log sizes spread over σ ≈ 1.1-1.7 (Table 2); each is recovered to a few percent
+    assert abs(np.median(ratio)) < 0.1
+    assert np.quantile(np.abs(ratio), 0.9) < 0.35

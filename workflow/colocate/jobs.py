@@ -1,0 +1,526 @@
+"""Jobs of the trace: dominant jobs, job sizes, task balance and durations (Beaumont et al. §3, §4.1, §4.3, §5.1).
+
+Everything here works on the map's job × 5-minute-window aggregates
+(:func:`colocate.mapreduce.map_task_usage`: ``job_id``, ``window``,
+``n_tasks``, ``n_records``, ``cpu_sum``, ``mem_sum``, ``cpu_p10``,
+``cpu_p90``) and on the job table built from task_events and job_events
+pieces, never on raw records, so the full trace's 8352 windows fit in memory.
+
+* **Dominant jobs** (§3): D_i is the smallest set of jobs accounting for at
+  least 90% of window i's CPU; D = ∪ D_i (:func:`flag_dominant`).
+  Table 1 (:func:`dominant_table`) describes, per window, the jobs of D alive
+  in it and their share of jobs, CPU and memory; Fig 1 (:func:`class_shares`)
+  stacks D's tasks, CPU and memory by priority class.
+* **Job usage distributions** (§4.1, Table 2, Fig 2): the log of each dominant
+  job's mean CPU and memory per class, fitted with a Gaussian and a two-component
+  Gaussian mixture, chosen by BIC (:func:`usage_mixtures`).
+* **Task balance** (§4.3, Figs 4–5): the interdecile ratio of a job's task
+  count over time (:func:`task_count_dispersion`) and the 80% threshold of the
+  per-window interdecile ratio of task CPU (:func:`balance_thresholds`).
+* **Durations** (§5.1, Table 3): :func:`job_lifetimes` from job_events,
+  :func:`duration_table` per class.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+
+from colocate.trace import PRIORITY_CLASSES, TRACE_START_US, WINDOW_US, EventType, priority_class_expr
+
+#: Classes in the paper's tables (Beaumont Tables 2-3, Fig 5): the three with many dominant jobs.
+MAIN_CLASSES = ("production", "gratis", "other")
+#: Job events that end a job (schema v2.1): EVICT, FAIL, FINISH, KILL, LOST.
+TERMINAL_EVENTS = (EventType.EVICT, EventType.FAIL, EventType.FINISH, EventType.KILL, EventType.LOST)
+JOB_WINDOW_COLUMNS = ["job_id", "window", "n_tasks", "n_records", "cpu_sum", "mem_sum", "cpu_p10", "cpu_p90"]
+_STATS = ("mean", "std", "min", "25%", "50%", "75%", "max")
+
+
+# ----------------------------------------------------------------------------- job table
+
+
+def map_job_events(events: pl.DataFrame) -> pl.DataFrame:
+    """One job_events shard → job pieces: first SUBMIT and SCHEDULE, last terminal event and its type.
+
+    Times are µs as in the trace (0 = before the trace). A job whose events
+    span several shards has a piece in each; :func:`combine_job_pieces` merges them.
+    """
+    terminal = pl.col("event_type").is_in([int(e) for e in TERMINAL_EVENTS])
+    t = pl.col("time")
+    return (
+        events.group_by("job_id")
+        .agg(
+            t.filter(pl.col("event_type") == int(EventType.SUBMIT)).min().alias("submit_us"),
+            t.filter(pl.col("event_type") == int(EventType.SCHEDULE)).min().alias("schedule_us"),
+            t.filter(terminal).max().alias("end_us"),
+            pl.col("event_type").filter(terminal).sort_by(t.filter(terminal)).last().alias("end_event"),
+        )
+        .sort("job_id")
+    )
+
+
+def combine_job_pieces(pieces: pl.DataFrame) -> pl.DataFrame:
+    """Merge job pieces of several job_events shards into one row per job."""
+    return (
+        pieces.group_by("job_id")
+        .agg(
+            pl.col("submit_us").min(),
+            pl.col("schedule_us").min(),
+            pl.col("end_us").max(),
+            pl.col("end_event").sort_by("end_us", nulls_last=False).last(),
+        )
+        .sort("job_id")
+    )
+
+
+def job_table(task_pieces: pl.DataFrame) -> pl.DataFrame:
+    """Jobs from task_events pieces (:func:`colocate.mapreduce.map_task_events`): priority, class, tasks.
+
+    A job's priority is its earliest task event's (job_events carry none);
+    ``n_tasks`` counts distinct task indices.
+    """
+    return (
+        task_pieces.group_by("job_id")
+        .agg(
+            pl.col("priority").sort_by("first_time").first(),
+            pl.col("task_index").n_unique().cast(pl.Int32).alias("n_tasks"),
+            pl.col("first_time").min().alias("first_task_event_us"),
+            pl.col("last_event").max().alias("last_task_event_us"),
+        )
+        .with_columns(priority_class_expr())
+        .sort("job_id")
+    )
+
+
+def job_lifetimes(job_pieces: pl.DataFrame, n_windows: int) -> pl.DataFrame:
+    """Start, end and duration of each job from its job_events (Beaumont §5.1).
+
+    Start: the first SCHEDULE (else SUBMIT), clipped to the trace start (events
+    at time 0 happened before the trace); end: the last terminal event, or the
+    trace end for jobs still running (``ended`` is False: their duration is
+    censored, as the paper's "29 days"). ``duration_min`` is in minutes.
+    """
+    trace_end = TRACE_START_US + n_windows * WINDOW_US
+    jobs = combine_job_pieces(job_pieces)
+    start = pl.coalesce("schedule_us", "submit_us").clip(TRACE_START_US, trace_end)
+    end = pl.col("end_us").fill_null(trace_end).clip(TRACE_START_US, trace_end)
+    return jobs.with_columns(
+        start.alias("start_us"),
+        end.alias("end_us"),
+        pl.col("end_us").is_not_null().alias("ended"),
+    ).with_columns(((pl.col("end_us") - pl.col("start_us")).clip(0) / 60e6).alias("duration_min"))
+
+
+# ----------------------------------------------------------------------------- dominant jobs (§3)
+
+
+def flag_dominant(job_windows: pl.DataFrame, cpu_share: float = 0.9) -> pl.DataFrame:
+    """Add ``in_Di``: whether the job belongs to D_i, the dominant jobs of its window (Beaumont §3).
+
+    D_i is the smallest set of jobs whose CPU adds up to at least ``cpu_share``
+    of window i's CPU: the largest jobs first, until the share is reached.
+    Ties in CPU are broken by job ID, so the set is unique. A window with no
+    CPU has an empty D_i.
+    """
+    if not 0 < cpu_share <= 1:
+        raise ValueError(f"cpu_share must be in (0, 1], got {cpu_share}")
+    before = pl.col("cpu_sum").cum_sum().over("window") - pl.col("cpu_sum")
+    # a relative slack so that a set reaching the share exactly is not spoilt by rounding in the cumulative sum
+    need = cpu_share * pl.col("cpu_sum").sum().over("window") * (1 - 1e-12)
+    return (
+        job_windows.sort(["window", "cpu_sum", "job_id"], descending=[False, True, False])
+        .with_columns(
+            ((before < need) & (pl.col("cpu_sum") > 0)).alias("in_Di")
+        )
+        .sort("window", "job_id")
+    )
+
+
+def window_totals(flagged: pl.DataFrame, dominant_ids: pl.Series) -> pl.DataFrame:
+    """Per window: all alive jobs and their usage, |D_i|, and the jobs of D alive and their usage.
+
+    ``flagged`` is :func:`flag_dominant`'s output for some windows; a job is
+    alive in a window when it has a usage record in it.
+    """
+    in_d = pl.col("job_id").is_in(dominant_ids.implode())
+    return (
+        flagged.group_by("window")
+        .agg(
+            pl.len().cast(pl.Int32).alias("jobs"),
+            pl.col("in_Di").sum().cast(pl.Int32).alias("jobs_Di"),
+            in_d.sum().cast(pl.Int32).alias("jobs_D"),
+            pl.col("n_tasks").sum().alias("tasks"),
+            pl.col("n_tasks").filter(in_d).sum().alias("tasks_D"),
+            pl.col("cpu_sum").sum().alias("cpu"),
+            pl.col("cpu_sum").filter(in_d).sum().alias("cpu_D"),
+            pl.col("cpu_sum").filter("in_Di").sum().alias("cpu_Di"),
+            pl.col("mem_sum").sum().alias("mem"),
+            pl.col("mem_sum").filter(in_d).sum().alias("mem_D"),
+        )
+        .sort("window")
+    )
+
+
+def _describe(values: dict[str, np.ndarray]) -> pl.DataFrame:
+    rows = []
+    for stat in _STATS:
+        row = {"statistic": stat}
+        for name, v in values.items():
+            v = np.asarray(v, dtype=np.float64)
+            v = v[np.isfinite(v)]
+            if v.size == 0:
+                row[name] = None
+            elif stat == "mean":
+                row[name] = float(v.mean())
+            elif stat == "std":
+                row[name] = float(v.std(ddof=1)) if v.size > 1 else 0.0
+            elif stat == "min":
+                row[name] = float(v.min())
+            elif stat == "max":
+                row[name] = float(v.max())
+            else:
+                row[name] = float(np.quantile(v, int(stat[:-1]) / 100))
+        rows.append(row)
+    return pl.DataFrame(rows)
+
+
+def dominant_table(totals: pl.DataFrame) -> pl.DataFrame:
+    """Beaumont Table 1: per window, the jobs of D alive and their shares of jobs, CPU and memory.
+
+    Columns as the paper's (``jobs_D``, ``share_jobs``, ``R_cpu``, ``R_mem``;
+    rows mean, std, min, quartiles, max over windows), plus |D_i| and its CPU
+    share (at least ``cpu_share`` by construction) for comparison. Windows
+    without jobs are left out.
+    """
+    t = totals.filter(pl.col("jobs") > 0)
+    return _describe(
+        {
+            "jobs_D": t["jobs_D"].to_numpy(),
+            "share_jobs": (t["jobs_D"] / t["jobs"]).to_numpy(),
+            "R_cpu": (t["cpu_D"] / t["cpu"]).to_numpy(),
+            "R_mem": (t["mem_D"] / t["mem"]).to_numpy(),
+            "jobs_Di": t["jobs_Di"].to_numpy(),
+            "share_jobs_Di": (t["jobs_Di"] / t["jobs"]).to_numpy(),
+            "R_cpu_Di": (t["cpu_Di"] / t["cpu"]).to_numpy(),
+        }
+    )
+
+
+def dominant_jobs(dominant_windows: pl.DataFrame, jobs: pl.DataFrame, n_windows: int) -> pl.DataFrame:
+    """One row per job of D: class, alive windows, mean usage (§4.1) and task-count spread (§4.3).
+
+    ``cpu_mean``/``mem_mean`` average the job's total CPU/memory over the
+    windows it is alive in. ``runs_whole_trace`` is True when the job is alive
+    in every window of the trace.
+    """
+    per_job = (
+        dominant_windows.group_by("job_id")
+        .agg(
+            pl.len().cast(pl.Int32).alias("n_windows"),
+            pl.col("window").min().alias("first_window"),
+            pl.col("window").max().alias("last_window"),
+            pl.col("cpu_sum").mean().alias("cpu_mean"),
+            pl.col("mem_sum").mean().alias("mem_mean"),
+            pl.col("n_tasks").mean().alias("tasks_mean"),
+            pl.col("n_tasks").max().alias("tasks_max"),
+            pl.col("n_tasks").cast(pl.Float64).quantile(0.1, "linear").alias("tasks_p10"),
+            pl.col("n_tasks").cast(pl.Float64).quantile(0.9, "linear").alias("tasks_p90"),
+        )
+        .with_columns((pl.col("n_windows") == n_windows).alias("runs_whole_trace"))
+    )
+    cols = [c for c in ("priority", "class", "n_tasks", "duration_min", "ended") if c in jobs.columns]
+    return (
+        per_job.join(jobs.select("job_id", *cols).rename({"n_tasks": "n_tasks_total"}, strict=False), on="job_id", how="left")
+        .with_columns(pl.col("class").fill_null("unknown"))
+        .sort("job_id")
+    )
+
+
+def class_shares(dominant_windows: pl.DataFrame, dominant: pl.DataFrame, totals: pl.DataFrame) -> pl.DataFrame:
+    """Beaumont Fig 1: tasks, CPU and memory of D per priority class, as shares of the whole cluster's.
+
+    Summed over all windows (the average share per window, weighted by the
+    window's total), so the three columns add up to D's share of everything.
+    """
+    joined = dominant_windows.join(dominant.select("job_id", "class"), on="job_id", how="left")
+    total = totals.select(pl.col("tasks").sum(), pl.col("cpu").sum(), pl.col("mem").sum()).row(0, named=True)
+    out = (
+        joined.group_by("class")
+        .agg(
+            (pl.col("n_tasks").sum() / max(total["tasks"], 1)).alias("tasks"),
+            (pl.col("cpu_sum").sum() / max(total["cpu"], 1e-300)).alias("cpu"),
+            (pl.col("mem_sum").sum() / max(total["mem"], 1e-300)).alias("memory"),
+        )
+    )
+    order = {c: i for i, c in enumerate(PRIORITY_CLASSES)}
+    return out.sort(pl.col("class").replace_strict(order, default=len(order), return_dtype=pl.Int32))
+
+
+def merge_job_windows(job_windows: pl.DataFrame) -> pl.DataFrame:
+    """Job × window aggregates of all shards, one row per (job, window).
+
+    A window cut by a shard boundary has a piece in each shard: sums add up;
+    the CPU percentiles are taken from the piece with most records (an
+    approximation only there; synthetic shards end on window boundaries).
+    """
+    key = ["job_id", "window"]
+    dup = job_windows.select(pl.struct(key).is_duplicated()).to_series()
+    if not dup.any():
+        return job_windows.select(JOB_WINDOW_COLUMNS).sort("window", "job_id")
+    merged = (
+        job_windows.filter(dup)
+        .sort("n_records", descending=True)
+        .group_by(key)
+        .agg(
+            pl.col("n_tasks").sum(),
+            pl.col("n_records").sum(),
+            pl.col("cpu_sum").sum(),
+            pl.col("mem_sum").sum(),
+            pl.col("cpu_p10").first(),
+            pl.col("cpu_p90").first(),
+        )
+    )
+    return pl.concat([job_windows.filter(~dup).select(JOB_WINDOW_COLUMNS), merged.select(JOB_WINDOW_COLUMNS)]).sort(
+        "window", "job_id"
+    )
+
+
+# ----------------------------------------------------------------------------- job usage distributions (§4.1)
+
+
+def usage_mixtures(
+    dominant: pl.DataFrame, classes: tuple[str, ...] = MAIN_CLASSES, n_init: int = 5, seed: int = 0
+) -> pl.DataFrame:
+    """Beaumont Table 2: the log of dominant jobs' mean CPU and memory, per class, as 1 and 2 Gaussians.
+
+    Fits scikit-learn GaussianMixture with one component (a log-normal) and
+    with two (a mixture of two log-normals), each from ``n_init`` seeded
+    starts, and keeps the one with the lower BIC. Logs are natural. One row per
+    (resource, class): ``mu``/``sigma`` of the single Gaussian, the mixture's
+    ``lambda1, mu1, sigma1, lambda2, mu2, sigma2`` (components ordered by
+    weight, largest first), both BICs and ``chosen`` (1 or 2). A class with
+    fewer than 4 jobs gets nulls (a two-component fit needs more points than
+    parameters).
+    """
+    from sklearn.mixture import GaussianMixture
+
+    rows = []
+    for resource, col in (("cpu", "cpu_mean"), ("memory", "mem_mean")):
+        for cls in classes:
+            x = dominant.filter((pl.col("class") == cls) & (pl.col(col) > 0))[col].to_numpy()
+            row: dict = {"resource": resource, "class": cls, "n_jobs": int(x.size)}
+            if x.size >= 4:
+                z = np.log(x).reshape(-1, 1)
+                fits = [GaussianMixture(k, n_init=n_init, random_state=seed).fit(z) for k in (1, 2)]
+                one, two = fits
+                order = np.argsort(-two.weights_, kind="stable")
+                row |= {"mu": float(one.means_[0, 0]), "sigma": float(np.sqrt(one.covariances_[0, 0, 0]))}
+                for i, c in enumerate(order, start=1):
+                    row |= {
+                        f"lambda{i}": float(two.weights_[c]),
+                        f"mu{i}": float(two.means_[c, 0]),
+                        f"sigma{i}": float(np.sqrt(two.covariances_[c, 0, 0])),
+                    }
+                row |= {"bic1": float(one.bic(z)), "bic2": float(two.bic(z))}
+                row["chosen"] = 1 if row["bic1"] <= row["bic2"] else 2
+            rows.append(row)
+    schema = {"resource": pl.String, "class": pl.String, "n_jobs": pl.Int64}
+    schema |= {k: pl.Float64 for k in ("mu", "sigma", "lambda1", "mu1", "sigma1", "lambda2", "mu2", "sigma2", "bic1", "bic2")}
+    schema |= {"chosen": pl.Int64}
+    return pl.DataFrame(rows, schema=schema)
+
+
+# ----------------------------------------------------------------------------- task balance (§4.3)
+
+
+def task_count_dispersion(dominant: pl.DataFrame) -> pl.DataFrame:
+    """Interdecile ratio (p90/p10) of each dominant job's task count over its windows (Beaumont §4.3).
+
+    Needs ``tasks_p10``/``tasks_p90`` (:func:`dominant_jobs`). Returns job_id,
+    class and ``task_count_idr`` (≥ 1; 1 when the number of tasks never varies
+    beyond the deciles).
+    """
+    return dominant.select(
+        "job_id", "class", (pl.col("tasks_p90") / pl.col("tasks_p10")).alias("task_count_idr")
+    ).sort("job_id")
+
+
+def balance_thresholds(dominant_windows: pl.DataFrame, dominant: pl.DataFrame, quantile: float = 0.8) -> pl.DataFrame:
+    """Beaumont Fig 5: per job, the ``quantile`` (80%) threshold of its per-window interdecile ratio of task CPU.
+
+    The per-window ratio is p90/p10 of the CPU rate of the job's tasks in that
+    window (a narrow distribution: a well balanced load). A job's threshold
+    r is such that in 80% of its windows the ratio is below r. Windows whose
+    p10 is 0 have an infinite ratio (some tasks idle): they count as
+    unbalanced. Only windows with at least 2 tasks are used (one task is
+    trivially balanced); jobs with none get a null threshold.
+    """
+    ratio = (
+        pl.when(pl.col("cpu_p10") > 0)
+        .then(pl.col("cpu_p90") / pl.col("cpu_p10"))
+        .when(pl.col("cpu_p90") > 0)
+        .then(float("inf"))
+        .otherwise(1.0)
+    )
+    per_job = (
+        dominant_windows.filter(pl.col("n_tasks") >= 2)
+        .with_columns(ratio.alias("ratio"))
+        .group_by("job_id")
+        .agg(
+            # the empirical quantile (inverse CDF): the smallest r with share(ratio ≤ r) ≥ quantile
+            pl.col("ratio").sort().get(((pl.len() * quantile) - 1e-9).ceil().cast(pl.Int64) - 1).alias("threshold"),
+            pl.len().alias("windows_used"),
+        )
+    )
+    return dominant.select("job_id", "class").join(per_job, on="job_id", how="left").sort("job_id")
+
+
+def share_below(values: pl.Series | np.ndarray, limit: float, inclusive: bool = True) -> float:
+    """Share of finite-or-infinite non-null values at most (or below) ``limit``."""
+    v = np.asarray(pl.Series(values).drop_nulls().to_numpy(), dtype=np.float64)
+    if v.size == 0:
+        return float("nan")
+    return float(np.mean(v <= limit) if inclusive else np.mean(v < limit))
+
+
+def balance_table(dispersion: pl.DataFrame, thresholds: pl.DataFrame) -> pl.DataFrame:
+    """Beaumont §4.3 per class (and all jobs): task-count interdecile ratio = 1 and ≤ 2, Fig 5 threshold < 2.
+
+    Shares are over jobs with a value (``jobs``, ``jobs_with_threshold``).
+    """
+    rows = []
+    for cls in ("all", *MAIN_CLASSES):
+        d = dispersion if cls == "all" else dispersion.filter(pl.col("class") == cls)
+        t = thresholds if cls == "all" else thresholds.filter(pl.col("class") == cls)
+        thr = t["threshold"].drop_nulls()
+        rows.append(
+            {
+                "class": cls,
+                "jobs": d.height,
+                "task_count_idr_1": share_below(d["task_count_idr"], 1.0),
+                "task_count_idr_le_2": share_below(d["task_count_idr"], 2.0),
+                "jobs_with_threshold": thr.len(),
+                "threshold_below_2": share_below(thr, 2.0, inclusive=False),
+                "threshold_median": float(thr.median()) if thr.len() else None,
+            }
+        )
+    return pl.DataFrame(rows)
+
+
+def example_jobs(dominant: pl.DataFrame, dispersion: pl.DataFrame) -> dict[str, int]:
+    """Beaumont Fig 4's two examples: a long job with a constant task count and one whose count varies most.
+
+    Chosen deterministically among jobs alive in at least half the longest
+    job's windows: (a) the one with interdecile ratio 1 and the most tasks,
+    (b) the one with the largest ratio. Either may be missing.
+    """
+    d = dominant.join(dispersion.select("job_id", "task_count_idr"), on="job_id").filter(pl.col("tasks_max") >= 2)
+    if d.height == 0:
+        return {}
+    long = d.filter(pl.col("n_windows") >= 0.5 * d["n_windows"].max())
+    out = {}
+    constant = long.filter(pl.col("task_count_idr") == 1).sort(["tasks_mean", "job_id"], descending=[True, False])
+    if constant.height:
+        out["constant"] = int(constant["job_id"][0])
+    variable = long.filter(pl.col("task_count_idr") > 1).sort(["task_count_idr", "job_id"], descending=[True, False])
+    if variable.height:
+        out["variable"] = int(variable["job_id"][0])
+    return out
+
+
+# ----------------------------------------------------------------------------- durations (§5.1)
+
+_DURATION_QUANTILES = (0.25, 0.5, 0.75, 0.9, 0.95, 0.99)
+
+
+def duration_table(dominant: pl.DataFrame, classes: tuple[str, ...] = ("gratis", "production", "other")) -> pl.DataFrame:
+    """Beaumont Table 3: mean, std and percentiles of dominant jobs' durations (minutes) per class.
+
+    Durations come from job_events (:func:`job_lifetimes`); jobs running at
+    the trace end count with the time they were seen (the paper's "29 days").
+    Jobs without job events are left out (``jobs_without_events``).
+    """
+    rows = []
+    for stat in ("n", "mean", "std", *(f"{int(q * 100)}%" for q in _DURATION_QUANTILES), "jobs_without_events"):
+        row: dict = {"statistic": stat}
+        for cls in classes:
+            sub = dominant.filter(pl.col("class") == cls)
+            d = sub["duration_min"].drop_nulls().to_numpy() if "duration_min" in sub.columns else np.empty(0)
+            if stat == "n":
+                row[cls] = float(d.size)
+            elif stat == "jobs_without_events":
+                row[cls] = float(sub.height - d.size)
+            elif d.size == 0:
+                row[cls] = None
+            elif stat == "mean":
+                row[cls] = float(d.mean())
+            elif stat == "std":
+                row[cls] = float(d.std(ddof=1)) if d.size > 1 else 0.0
+            else:
+                row[cls] = float(np.quantile(d, int(stat[:-1]) / 100))
+        rows.append(row)
+    return pl.DataFrame(rows, schema={"statistic": pl.String, **{c: pl.Float64 for c in classes}})
+
+
+# ----------------------------------------------------------------------------- summary
+
+
+def summary_rows(
+    table1: pl.DataFrame,
+    shares: pl.DataFrame,
+    n_jobs: int,
+    n_dominant: int,
+    tasks_per_job: pl.Series,
+    mixtures: pl.DataFrame,
+    dispersion: pl.DataFrame,
+    thresholds: pl.DataFrame,
+    durations: pl.DataFrame | None,
+    whole_trace_production: float | None,
+    size_scale: float = 1.0,
+) -> pl.DataFrame:
+    """Headline numbers of Beaumont §3, §4.1, §4.3 and §5.1 beside the paper's (for results/summary.md).
+
+    ``size_scale`` is the synthetic model's factor on job sizes (1 on the real
+    trace): Table 2's means shift by its log, which the note says.
+    """
+    from colocate import summary
+
+    t1 = {r["statistic"]: r for r in table1.iter_rows(named=True)}
+    sh = {r["class"]: r for r in shares.iter_rows(named=True)}
+    total = {k: sum(r[k] for r in sh.values()) for k in ("tasks", "cpu", "memory")}
+    top = max(sh, key=lambda c: sh[c]["cpu"]) if sh else None
+    items = [
+        ("Table 1: dominant jobs alive per window (mean)", "240.9", t1["mean"]["jobs_D"], "jobs of D alive in a window"),
+        ("Table 1: share of alive jobs (mean)", "0.058", t1["mean"]["share_jobs"], ""),
+        ("Table 1: R_cpu, CPU share of D (mean)", "0.947", t1["mean"]["R_cpu"], ""),
+        ("Table 1: R_mem, memory share of D (mean)", "0.890", t1["mean"]["R_mem"], ""),
+        ("Table 1: R_cpu (min … max)", "0.905 … 0.975", f"{t1['min']['R_cpu']:.3f} … {t1['max']['R_cpu']:.3f}", ""),
+        ("|D|, share of all jobs", "25,839 (3.8%)", f"{n_dominant} ({n_dominant / max(n_jobs, 1):.1%})", ""),
+        ("tasks per dominant job (mean / max)", "470 / 49,983", f"{tasks_per_job.mean():.0f} / {tasks_per_job.max()}", "distinct tasks in task_events"),
+        ("Fig 1: D's share of all tasks", "65%", total["tasks"], ""),
+        ("Fig 1: production / gratis share of tasks", "27% / 21%", f"{sh.get('production', {}).get('tasks', 0):.1%} / {sh.get('gratis', {}).get('tasks', 0):.1%}", ""),
+        ("Fig 1: class with most CPU", "production", top, ""),
+    ]
+    paper_sigma = {("cpu", "production"): "1.33", ("cpu", "gratis"): "1.43", ("cpu", "other"): "1.10",
+                   ("memory", "production"): "1.60", ("memory", "gratis"): "1.97", ("memory", "other"): "1.30"}
+    shift = float(np.log(size_scale))
+    for r in mixtures.iter_rows(named=True):
+        if r["sigma"] is None:
+            continue
+        items.append((f"Table 2: σ of log mean {r['resource']}, {r['class']}", paper_sigma.get((r["resource"], r["class"])),
+                      r["sigma"], f"µ = {r['mu'] - shift:.2f}" + (f" after removing ln(size scale) = {shift:.2f}" if shift else "")))
+        items.append((f"Table 2: BIC prefers, {r['resource']} {r['class']}", None, f"{r['chosen']} component(s)", f"λ1 = {r['lambda1']:.2f}"))
+    idr = dispersion["task_count_idr"]
+    items += [
+        ("§4.3: jobs whose task count has interdecile ratio 1", "50%", share_below(idr, 1.0), ""),
+        ("§4.3: jobs with task-count interdecile ratio ≤ 2", "67%", share_below(idr, 2.0), ""),
+    ]
+    for cls, paper in (("production", "52%"), ("gratis", "59%")):
+        sub = thresholds.filter(pl.col("class") == cls)["threshold"]
+        items.append((f"Fig 5: {cls} jobs with 80% of task-CPU interdecile ratios below 2", paper, share_below(sub, 2.0, inclusive=False), f"{sub.drop_nulls().len()} jobs"))
+    d = {r["statistic"]: r for r in durations.iter_rows(named=True)} if durations is not None else {}
+    for cls, paper in (("gratis", "25"), ("production", "1902 (31.7 h)"), ("other", "25")):
+        if d:
+            items.append((f"Table 3: median duration of {cls} jobs (min)", paper, d["50%"].get(cls), f"{d['n'].get(cls):.0f} jobs"))
+    items.append(("Table 3: production jobs running the whole trace", "15.6%", whole_trace_production, "alive in every window"))
+    return summary.rows("Beaumont et al. §3–5.1: dominant jobs, sizes, balance, durations", items)

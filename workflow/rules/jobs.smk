@@ -1,0 +1,224 @@
+# Jobs (Beaumont et al.): the job table, dominant jobs (§3), job usage mixtures (§4.1), task balance (§4.3)
+# and durations (§5.1). The science lives in colocate.jobs; the figures in colocate.figures.jobs.
+
+JOBS = config["jobs"]
+JOBS_CATEGORY = "Jobs (Beaumont et al. §3–5)"
+TARGETS.append(
+    (
+        ("task_events", "task_usage"),
+        [
+            "results/tables/beaumont_table1_dominant.csv",
+            "results/figures/beaumont_fig1_classes.png",
+            "results/tables/beaumont_table2_mixtures.csv",
+            "results/figures/beaumont_fig2_usage.png",
+            "results/tables/beaumont_task_balance.csv",
+            "results/figures/beaumont_fig4_task_examples.png",
+            "results/figures/beaumont_fig5_balance.png",
+        ],
+    )
+)
+# Table 3 needs job_events; without them the summary leaves its rows out.
+TARGETS.append((("task_events", "task_usage", "job_events"), ["results/tables/beaumont_table3_durations.csv"]))
+SUMMARY_PARTS.append((("task_events", "task_usage"), "results/summary/beaumont_jobs.csv"))
+JOB_WINDOWS = expand("results/map/task_usage/{stem}/job_windows.parquet", stem=shard_stems("task_usage"))
+
+
+rule map_job_events:
+    input:
+        unpack(lambda wc: verified()),
+        shard=lambda wc: trace_file("job_events", wc.stem),
+    output:
+        "results/map/job_events/{stem}.parquet",
+    wildcard_constraints:
+        stem=STEM_RE,
+    params:
+        code=code_digest("jobs", "trace", "io"),
+    log:
+        "logs/map_job_events/{stem}.log",
+    benchmark:
+        "benchmarks/map_job_events/{stem}.tsv"
+    threads: 1
+    resources:
+        mem_mb=lambda wc, input: 500 + 10 * int(input.size_mb),
+        runtime=5,
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/map_job_events.py"
+
+
+rule job_table:
+    input:
+        task_pieces=expand("results/map/task_events/{stem}.parquet", stem=shard_stems("task_events")),
+        job_pieces=expand("results/map/job_events/{stem}.parquet", stem=shard_stems("job_events")),
+    output:
+        "results/jobs/jobs.parquet",
+    params:
+        n_windows=N_WINDOWS,
+        code=code_digest("jobs", "trace", "io"),
+    log:
+        "logs/jobs/job_table.log",
+    benchmark:
+        "benchmarks/jobs/job_table.tsv"
+    threads: 1
+    resources:
+        # task pieces: ~60 bytes per task in memory; the real trace has ~25M tasks
+        mem_mb=lambda wc, input: 1000 + 6 * int(input.size_mb),
+        runtime=15,
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/job_table.py"
+
+
+rule dominant_jobs:
+    input:
+        job_windows=JOB_WINDOWS,
+        jobs="results/jobs/jobs.parquet",
+    output:
+        dominant="results/jobs/dominant_jobs.parquet",
+        windows="results/jobs/dominant_windows.parquet",
+        totals="results/jobs/window_totals.parquet",
+    params:
+        cpu_share=JOBS["dominant_cpu_share"],
+        n_windows=N_WINDOWS,
+        code=code_digest("jobs", "io"),
+    log:
+        "logs/jobs/dominant_jobs.log",
+    benchmark:
+        "benchmarks/jobs/dominant_jobs.tsv"
+    threads: 2
+    resources:
+        # all job × window aggregates at once: ~60 bytes per row, ×3 for the sort (35M rows on the real trace)
+        mem_mb=lambda wc, input: 1000 + 8 * int(input.size_mb),
+        runtime=20,
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/dominant_jobs.py"
+
+
+rule jobs_dominant_table:
+    input:
+        dominant="results/jobs/dominant_jobs.parquet",
+        windows="results/jobs/dominant_windows.parquet",
+        totals="results/jobs/window_totals.parquet",
+    output:
+        table1=report("results/tables/beaumont_table1_dominant.csv", caption="../report/jobs_table1.rst", category=JOBS_CATEGORY),
+        shares="results/tables/beaumont_fig1_classes.csv",
+        fig1=report("results/figures/beaumont_fig1_classes.png", caption="../report/jobs_fig1.rst", category=JOBS_CATEGORY),
+    params:
+        code=code_digest("jobs", "figures.jobs", "figures.__init__"),
+    log:
+        "logs/jobs/jobs_dominant_table.log",
+    benchmark:
+        "benchmarks/jobs/jobs_dominant_table.tsv"
+    threads: 1
+    resources:
+        mem_mb=lambda wc, input: 1000 + 10 * int(input.size_mb),
+        runtime=10,
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/jobs_dominant_table.py"
+
+
+rule jobs_usage_mixtures:
+    input:
+        dominant="results/jobs/dominant_jobs.parquet",
+    output:
+        table2=report("results/tables/beaumont_table2_mixtures.csv", caption="../report/jobs_table2.rst", category=JOBS_CATEGORY),
+        fig2=report("results/figures/beaumont_fig2_usage.png", caption="../report/jobs_fig2.rst", category=JOBS_CATEGORY),
+    params:
+        n_init=JOBS["mixture_n_init"],
+        seed=JOBS["seed"],
+        code=code_digest("jobs", "figures.jobs", "figures.__init__"),
+    log:
+        "logs/jobs/jobs_usage_mixtures.log",
+    benchmark:
+        "benchmarks/jobs/jobs_usage_mixtures.tsv"
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=10,
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/jobs_usage_mixtures.py"
+
+
+rule jobs_task_balance:
+    input:
+        dominant="results/jobs/dominant_jobs.parquet",
+        windows="results/jobs/dominant_windows.parquet",
+    output:
+        dispersion="results/jobs/task_count_dispersion.parquet",
+        thresholds="results/jobs/balance_thresholds.parquet",
+        table=report("results/tables/beaumont_task_balance.csv", caption="../report/jobs_balance.rst", category=JOBS_CATEGORY),
+        fig4=report("results/figures/beaumont_fig4_task_examples.png", caption="../report/jobs_fig4.rst", category=JOBS_CATEGORY),
+        fig5=report("results/figures/beaumont_fig5_balance.png", caption="../report/jobs_fig5.rst", category=JOBS_CATEGORY),
+    params:
+        quantile=JOBS["balance_quantile"],
+        code=code_digest("jobs", "figures.jobs", "figures.__init__"),
+    log:
+        "logs/jobs/jobs_task_balance.log",
+    benchmark:
+        "benchmarks/jobs/jobs_task_balance.tsv"
+    threads: 1
+    resources:
+        mem_mb=lambda wc, input: 1000 + 10 * int(input.size_mb),
+        runtime=10,
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/jobs_task_balance.py"
+
+
+rule jobs_durations:
+    input:
+        dominant="results/jobs/dominant_jobs.parquet",
+    output:
+        table3=report("results/tables/beaumont_table3_durations.csv", caption="../report/jobs_table3.rst", category=JOBS_CATEGORY),
+    params:
+        code=code_digest("jobs"),
+    log:
+        "logs/jobs/jobs_durations.log",
+    benchmark:
+        "benchmarks/jobs/jobs_durations.tsv"
+    threads: 1
+    resources:
+        mem_mb=500,
+        runtime=5,
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/jobs_durations.py"
+
+
+rule jobs_summary:
+    input:
+        jobs="results/jobs/jobs.parquet",
+        dominant="results/jobs/dominant_jobs.parquet",
+        table1="results/tables/beaumont_table1_dominant.csv",
+        shares="results/tables/beaumont_fig1_classes.csv",
+        table2="results/tables/beaumont_table2_mixtures.csv",
+        dispersion="results/jobs/task_count_dispersion.parquet",
+        thresholds="results/jobs/balance_thresholds.parquet",
+        table3=lambda wc: "results/tables/beaumont_table3_durations.csv" if shard_stems("job_events") else [],
+    output:
+        "results/summary/beaumont_jobs.csv",
+    params:
+        size_scale=config["synthetic"]["job_size_scale"] if SOURCE == "synthetic" else 1.0,
+        code=code_digest("jobs", "summary"),
+    log:
+        "logs/jobs/jobs_summary.log",
+    benchmark:
+        "benchmarks/jobs/jobs_summary.tsv"
+    threads: 1
+    resources:
+        mem_mb=lambda wc, input: 500 + 4 * int(input.size_mb),
+        runtime=5,
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/jobs_summary.py"
