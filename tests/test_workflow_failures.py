@@ -1,0 +1,197 @@
+"""The machine-failure rules (Beaumont et al. §6) end to end, through `python -m snakemake`.
+
+The tiny run of the whole pipeline (``tiny_run``) is checked for content; a hand-made
+machine_events file laid out like the real trace (source ``local``, 8352 windows, REMOVE rows
+with empty fields, UPDATE rows) is run with hand-computed answers; a malformed file and a bad
+config value must fail with an error naming the file and line or the config key, leaving no output.
+"""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pytest
+
+from wfutil import TINY, snakemake, write_config
+
+from colocate import trace
+
+pytestmark = pytest.mark.workflow
+
+TABLES = Path("results/tables")
+REMOVAL_OUTPUTS = [
+    "results/failures/removals.parquet",
+    "results/failures/removals_per_window.parquet",
+    "results/tables/beaumont_outstanding_events.csv",
+]
+
+
+def read_summary(path: Path) -> dict[str, dict]:
+    s = pl.read_csv(path, schema_overrides={"paper": pl.String, "ours": pl.String, "note": pl.String})
+    return {r["quantity"]: r for r in s.iter_rows(named=True)}
+
+
+# ============================================================================ the tiny run
+
+
+def test_tiny_run_counts_every_removal_once(tiny_run):
+    windows = pl.read_parquet(tiny_run / "results/failures/removals_per_window.parquet")
+    n = round(TINY["days"] * 288)
+    assert windows["window"].to_list() == list(range(n))
+    ev = trace.read_table(tiny_run / "resources/trace/synthetic/machine_events/part-00000-of-00001.csv.gz", "machine_events")
+    rem_times = ev.filter(pl.col("event_type") == 1)["time"].to_numpy()
+    want = np.bincount((rem_times - trace.TRACE_START_US) // trace.WINDOW_US, minlength=n)
+    assert windows["removals"].to_list() == want.tolist()
+    assert (windows["removals"] == windows["outstanding"] + windows["remaining"]).all()
+    assert (windows["maintenance"] == (windows["remaining"] >= 10)).all()
+
+    hist = pl.read_csv(tiny_run / TABLES / "beaumont_failures_histogram.csv")
+    assert hist["windows_all"].sum() == hist["windows_without_outstanding"].sum() == n
+    assert hist["windows_without_maintenance"].sum() == n - int(windows["maintenance"].sum())
+    for col, values in (("windows_all", windows["removals"]), ("windows_without_outstanding", windows["remaining"])):
+        counted = dict(zip(*np.unique(values.to_numpy(), return_counts=True)))
+        assert dict(hist.select("k", col).filter(pl.col(col) > 0).iter_rows()) == counted
+
+
+def test_tiny_run_finds_the_synthetic_outstanding_events(tiny_run):
+    ep = pl.read_csv(tiny_run / TABLES / "beaumont_outstanding_events.csv")
+    out = ep.filter(pl.col("outstanding"))
+    # the tiny trace keeps synth's default outstanding events: 2 mass removals, 1 flapping event
+    assert sorted(out["kind"].to_list()) == ["flapping", "mass", "mass"]
+    assert (out["removals"] >= 50).all() and (ep.filter(~pl.col("outstanding"))["removals"] < 50).all()
+    assert (out.filter(pl.col("kind") == "flapping")["removals_per_machine"] >= 2).all()
+    assert (out["median_readd_s"] <= 60).all()
+
+
+def test_tiny_run_poisson_comparison_and_rate(tiny_run):
+    poisson = pl.read_csv(tiny_run / TABLES / "beaumont_failures_poisson.csv")
+    stats = {r["set"]: r for r in pl.read_csv(tiny_run / TABLES / "beaumont_failures_stats.csv").iter_rows(named=True)}
+    kept = stats["without_maintenance"]
+    assert poisson["windows"].sum() == kept["windows"]
+    # expected counts are n·pmf over k = 0..max: they sum to n less the Poisson tail beyond max
+    assert kept["windows"] * 0.99 < poisson["expected"].sum() <= kept["windows"]
+    assert stats["all"]["mean"] > stats["without_outstanding"]["mean"] >= kept["mean"]
+    # synth injects 0.8e-4 per machine and window: ≈ 580 removals over 2 days (sd ≈ 4%); 20% is 5 sd
+    assert kept["rate_per_window"] == pytest.approx(0.8e-4, rel=0.2)
+    assert kept["mtbf_hours"] == pytest.approx(1 / (12 * kept["rate_per_window"]))
+    disp = pl.read_csv(tiny_run / TABLES / "beaumont_failures_dispersion.csv")
+    assert disp.filter(pl.col("set") == "all")["reject"].all()  # the outstanding events are as far from Poisson as it gets
+    durations = pl.read_csv(tiny_run / TABLES / "beaumont_failures_durations.csv", schema_overrides={"minutes": pl.String})
+    back17 = durations.filter(pl.col("minutes") == "17").row(0, named=True)
+    assert 0.5 < back17["back_ordinary"] < 0.75 and back17["back_all"] > back17["back_ordinary"]
+    for name in ("beaumont_fig6_poisson", "beaumont_fig7_removal_durations"):
+        assert (tiny_run / f"results/figures/{name}.png").stat().st_size > 10_000
+
+
+def test_tiny_run_summary_puts_the_paper_beside_ours(tiny_run):
+    s = read_summary(tiny_run / "results/summary/beaumont_failures.csv")
+    assert s["mean removals per window, outstanding events removed"]["paper"] == "1.005"
+    assert s["windows with ≥ 10 removals (maintenance)"]["paper"] == "38"
+    assert s["outstanding events"]["ours"] == "3 (2 mass, 1 flapping)"
+    assert s["MTBF (hours), remaining windows"]["paper"] == "about 1000"
+    assert float(s["MTBF (hours), remaining windows"]["ours"]) > 500
+    assert s["removed machines back within 17 min, ordinary removals"]["ours"].endswith("%")
+    assert "## Machine failures (Beaumont et al. §6)" in (tiny_run / "results/summary.md").read_text()
+
+
+# ============================================================================ a file laid out like the real trace
+
+
+def write_machine_events(root: Path, lines: list[str]) -> None:
+    path = root / "machine_events" / "part-00000-of-00001.csv.gz"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(gzip.compress(("\n".join(lines) + "\n").encode()))
+
+
+def t_us(window: int, offset_s: float = 0) -> int:
+    return trace.TRACE_START_US + window * trace.WINDOW_US + int(offset_s * 1_000_000)
+
+
+def hand_made_lines() -> list[str]:
+    """100 machines over the real trace's 8352 windows.
+
+    window 0: 2 removals (machine 1 back after 100 s, machine 2 after 17 min + 1 s);
+    window 100: 12 removals back after 30 min (maintenance);
+    windows 200-201: a mass removal, machines 20..79 one every 10 s, each back after 2 s;
+    window 8351 (the last): machine 90 removed, never back; machine 95 gets UPDATEs (ignored).
+    """
+    add = lambda t, m: f"{t},{m},0,hashplatform,0.5,0.4995"  # noqa: E731
+    rem = lambda t, m: f"{t},{m},1,,,"  # noqa: E731 — REMOVE rows have empty fields, as in the trace
+    ev = [(0, add(0, m)) for m in range(1, 101)]
+    ev += [(t_us(0, 0.5), rem(t_us(0, 0.5), 1)), (t_us(0, 100.5), add(t_us(0, 100.5), 1))]
+    ev += [(t_us(0, 50), rem(t_us(0, 50), 2)), (t_us(0, 50 + 17 * 60 + 1), add(t_us(0, 50 + 17 * 60 + 1), 2))]
+    for j, m in enumerate(range(3, 15)):
+        ev += [(t_us(100, 20 * j), rem(t_us(100, 20 * j), m)), (t_us(100, 20 * j + 1800), add(t_us(100, 20 * j + 1800), m))]
+    for j, m in enumerate(range(20, 80)):
+        ev += [(t_us(200, 10 * j), rem(t_us(200, 10 * j), m)), (t_us(200, 10 * j + 2), add(t_us(200, 10 * j + 2), m))]
+    ev += [(t_us(8351, 10), rem(t_us(8351, 10), 90)), (t_us(5000), f"{t_us(5000)},95,2,hashplatform,0.5,0.2493")]
+    return [line for _, line in sorted(ev, key=lambda e: e[0])]
+
+
+def local_workdir(tmp_path: Path, lines: list[str]) -> Path:
+    root, workdir = tmp_path / "trace", tmp_path / "run"
+    write_machine_events(root, lines)
+    workdir.mkdir()
+    write_config(workdir, trace={"source": "local", "path": str(root)})
+    return workdir
+
+
+def test_hand_made_real_layout_file_gives_the_hand_computed_answers(tmp_path):
+    workdir = local_workdir(tmp_path, hand_made_lines())
+    snakemake(workdir, "results/summary/beaumont_failures.csv")
+    hist = pl.read_csv(workdir / TABLES / "beaumont_failures_histogram.csv")
+    assert hist.rows() == [(0, 8347, 8349, 8349), (1, 1, 1, 1), (2, 1, 1, 1), (12, 1, 1, 0), (30, 2, 0, 0)]
+    ep = pl.read_csv(workdir / TABLES / "beaumont_outstanding_events.csv").filter(pl.col("outstanding"))
+    assert ep.select("kind", "removals", "machines", "first_window", "last_window").rows() == [("mass", 60, 60, 200, 201)]
+    stats = {r["set"]: r for r in pl.read_csv(workdir / TABLES / "beaumont_failures_stats.csv").iter_rows(named=True)}
+    kept = stats["without_maintenance"]
+    assert (kept["windows"], kept["removals"], kept["machines"]) == (8351, 3, 100)
+    assert kept["rate_per_window"] == pytest.approx(3 / 8351 / 100)
+    assert stats["without_outstanding"]["windows_maintenance"] == 1
+    durations = pl.read_csv(workdir / TABLES / "beaumont_failures_durations.csv", schema_overrides={"minutes": pl.String})
+    row = {r["minutes"]: r for r in durations.iter_rows(named=True)}
+    # ordinary removals: 100 s, 17 min + 1 s, 12 × 30 min, never: 1 of 15 back within 17 min, 1 of 15 never
+    assert row["17"]["back_ordinary"] == pytest.approx(1 / 15) and row["never"]["back_ordinary"] == pytest.approx(1 / 15)
+    assert row["17"]["back_all"] == pytest.approx(61 / 75)
+
+
+def test_malformed_machine_events_fails_naming_file_and_line(tmp_path):
+    lines = hand_made_lines()
+    lines[2] = "abc," + lines[2].split(",", 1)[1]  # a non-numeric time on line 3
+    workdir = local_workdir(tmp_path, lines)
+    res = snakemake(workdir, *REMOVAL_OUTPUTS, check=False)
+    assert res.returncode != 0
+    assert "machine_events/part-00000-of-00001.csv.gz:3" in res.stderr
+    assert "time" in res.stderr
+    for out in REMOVAL_OUTPUTS:
+        assert not (workdir / out).exists()
+
+
+def test_unknown_event_type_fails_naming_file_and_line(tmp_path):
+    lines = hand_made_lines()
+    lines[150] = lines[150].split(",")[0] + ",7,9,,,"  # event type 9 on line 151
+    workdir = local_workdir(tmp_path, lines)
+    res = snakemake(workdir, *REMOVAL_OUTPUTS, check=False)
+    assert res.returncode != 0
+    assert "part-00000-of-00001.csv.gz:151: event type 9" in res.stderr
+    for out in REMOVAL_OUTPUTS:
+        assert not (workdir / out).exists()
+
+
+@pytest.mark.parametrize(
+    ("section", "key"),
+    [
+        ({"outstanding": {"min_removals": 1}}, "min_removals"),
+        ({"alpha": 1.5}, "alpha"),
+        ({"maintenance_min": 10}, "maintenance_min"),
+    ],
+)
+def test_bad_config_value_names_the_key(tmp_path, section, key):
+    write_config(tmp_path, failures=section)
+    res = snakemake(tmp_path, "-n", "results/summary/beaumont_failures.csv", check=False)
+    assert res.returncode != 0
+    assert key in res.stdout + res.stderr
+    assert not (tmp_path / "results").exists()
