@@ -26,6 +26,7 @@ include: "workflow/rules/packing.smk"
 include: "workflow/rules/admission.smk"
 include: "workflow/rules/placement.smk"
 include: "workflow/rules/jobs.smk"
+include: "workflow/rules/cpumem.smk"
 include: "workflow/rules/failures.smk"
 include: "workflow/rules/summary.smk"
 

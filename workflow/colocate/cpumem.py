@@ -1,0 +1,496 @@
+"""CPU vs memory usage of dominant jobs (Beaumont et al. §4.2, Fig 3).
+
+Per dominant job, the (CPU, memory) points of its tasks at the sampled windows
+(20 random windows per day, :func:`colocate.mapreduce.sampled_windows`) are
+
+1. clustered with DBSCAN (scikit-learn) on scaled data — each axis scaled per
+   job (:data:`SCALERS`), so that eps is in units of the job's own spread;
+   points DBSCAN labels −1 (noise) are left out of the fits;
+2. fitted with one ordinary least-squares line per cluster (statsmodels OLS,
+   memory = intercept + slope · CPU), giving r², the paper's coefficient of
+   variation ("standard deviation of each job's distance to the regression line
+   divided by the mean value of all dots") and the *range parameter*: the
+   line's value at the cluster's median CPU divided by its value at CPU 0;
+3. classified (:func:`cluster_verdict`, :func:`job_category`).
+
+**The criterion.** A literal "r² below threshold ⇒ BadlyFitted" would reject
+every flat cluster: when memory does not depend on CPU, r² ≈ 0 by
+construction. So a cluster is judged as follows:
+
+* ``cv > cv_max`` ⇒ BadlyFitted (the line does not describe the dots);
+* otherwise, if the range parameter lies in [1/flat_range_max, flat_range_max]
+  the cluster is **Flat** (no r² test: a constant is the model);
+* otherwise it is **Slope** if ``r² ≥ r2_min`` (CPU explains the memory
+  change), else BadlyFitted.
+
+A job is BadlyFitted when any cluster is (or when DBSCAN finds no cluster at
+all); otherwise **Flat** if its only cluster is flat, **MultiFlat** (the paper's
+"multi-cluster flat") if it has ≥ 2 clusters, all flat, and **Slope** if any
+cluster is sloped. Jobs with fewer than ``min_points`` points are
+**TooFewPoints** and are left out of the shares.
+
+Points per job are capped (:func:`sample_points`, a seeded subsample that
+depends only on each record's key), so DBSCAN stays fast on the real trace
+(the largest dominant job has ~50,000 tasks × 600 sampled windows).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import statsmodels.api as sm
+from sklearn.cluster import DBSCAN
+from sklearn.preprocessing import MinMaxScaler, RobustScaler, StandardScaler
+
+from colocate.trace import PRIORITY_CLASSES
+
+#: Job categories (Beaumont §4.2, Fig 3), in the order of the figure's panels.
+CATEGORIES = ("Flat", "MultiFlat", "Slope", "BadlyFitted")
+#: Well-fitted categories: the paper's shares 67% / 6.5% / 26.5% are of these.
+FITTED = ("Flat", "MultiFlat", "Slope")
+#: Jobs with too few sampled points to be classified (not in the shares).
+TOO_FEW = "TooFewPoints"
+#: The paper's values (§4.2): shares of the fitted jobs, and of all considered jobs for BadlyFitted.
+PAPER_SHARES = {"Flat": 0.67, "MultiFlat": 0.065, "Slope": 0.265, "BadlyFitted": 0.5}
+#: Fewest points of a cluster a line is fitted to; smaller DBSCAN clusters count as noise.
+MIN_CLUSTER_POINTS = 3
+#: Per-job scaling of (CPU, memory) before DBSCAN (scikit-learn scalers).
+SCALERS = {"standard": StandardScaler, "robust": RobustScaler, "minmax": MinMaxScaler}
+
+POINT_COLUMNS = ["job_id", "task_index", "window", "cpu_rate", "canonical_memory_usage"]
+FIT_SCHEMA = {
+    "job_id": pl.Int64,
+    "cluster": pl.Int32,
+    "n_points": pl.Int64,
+    "cpu_median": pl.Float64,
+    "intercept": pl.Float64,
+    "slope": pl.Float64,
+    "r2": pl.Float64,
+    "cv": pl.Float64,
+    "range": pl.Float64,
+    "verdict": pl.String,
+}
+CLASS_SCHEMA = {
+    "job_id": pl.Int64,
+    "category": pl.String,
+    "n_points": pl.Int64,
+    "n_clusters": pl.Int32,
+    "noise_share": pl.Float64,
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class Settings:
+    """Parameters of the §4.2 classification (the ``cpumem`` config section supplies them).
+
+    ``eps``/``min_samples``: DBSCAN's, on data scaled by ``scaling``;
+    ``r2_min``: least r² of a Slope cluster; ``cv_max``: largest residual
+    coefficient of variation of any cluster; ``flat_range_max``: a cluster whose
+    range parameter lies in [1/flat_range_max, flat_range_max] is Flat;
+    ``min_points``: fewer points ⇒ TooFewPoints.
+
+    The paper publishes none of these values. The defaults classify the
+    synthetic trace's injected shapes (colocate.synth: 2% memory noise for
+    Flat/MultiFlat/Slope jobs, ≥ 15% for BadlyFitted ones) right for ≈ 99% of
+    the classified jobs at the default scale: cluster CVs are ≤ 0.035 for the
+    former and ≥ 0.06 for the latter; flat ranges stay within 1 ± 0.025; eps
+    1.25 keeps two flat levels ±20% around their mean apart (1.5 merges them).
+    """
+
+    eps: float = 1.25
+    min_samples: int = 7
+    scaling: str = "standard"
+    r2_min: float = 0.5
+    cv_max: float = 0.05
+    flat_range_max: float = 1.1
+    min_points: int = 20
+
+    def __post_init__(self) -> None:
+        checks = {
+            "eps": self.eps > 0,
+            "min_samples": self.min_samples >= MIN_CLUSTER_POINTS,
+            "scaling": self.scaling in SCALERS,
+            "r2_min": 0 <= self.r2_min <= 1,
+            "cv_max": self.cv_max > 0,
+            "flat_range_max": self.flat_range_max >= 1,
+            "min_points": self.min_points >= MIN_CLUSTER_POINTS,
+        }
+        bad = [k for k, ok in checks.items() if not ok]
+        if bad:
+            raise ValueError(f"cpumem.{bad[0]}: invalid value {getattr(self, bad[0])!r}")
+
+
+# ----------------------------------------------------------------------------- points
+
+
+def _mix64(x: np.ndarray) -> np.ndarray:
+    """SplitMix64 finaliser: a stable 64-bit hash (numpy's uint64 arithmetic wraps)."""
+    x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return x ^ (x >> np.uint64(31))
+
+
+def point_keys(job_id: np.ndarray, task_index: np.ndarray, window: np.ndarray, seed: int) -> np.ndarray:
+    """Pseudo-random uniform [0, 1) key of each (job, task, window) record, a function of the key and ``seed`` only.
+
+    So the subsample of a job does not depend on file order or sharding.
+    """
+    with np.errstate(over="ignore"):
+        h = _mix64(np.asarray(job_id, dtype=np.int64).astype(np.uint64) + np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15))
+        h = _mix64(h ^ np.asarray(task_index, dtype=np.int64).astype(np.uint64))
+        h = _mix64(h ^ np.asarray(window, dtype=np.int64).astype(np.uint64))
+    return (h >> np.uint64(11)).astype(np.float64) / float(2**53)
+
+
+def sample_points(
+    sampled: Sequence[str | Path] | pl.DataFrame,
+    job_ids: pl.Series,
+    max_points: int,
+    seed: int,
+) -> pl.DataFrame:
+    """The (CPU, memory) points of the jobs in ``job_ids`` at the sampled windows, at most ``max_points`` per job.
+
+    ``sampled``: the map's sampled-window records (``window``, ``job_id``,
+    ``task_index``, ``cpu_rate``, ``canonical_memory_usage``), as parquet paths
+    (read one at a time, semi-joined on ``job_ids``, so memory stays bounded;
+    a file without these columns raises ``ValueError`` naming it) or a frame.
+    A job with more points keeps those with the ``max_points`` smallest
+    :func:`point_keys` (a seeded uniform subsample). Records with a missing
+    value are dropped. Sorted by job, task, window, CPU, memory.
+    """
+    if max_points < 1:
+        raise ValueError(f"max_points must be ≥ 1, got {max_points}")
+    ids = pl.Series("job_id", job_ids, dtype=pl.Int64).unique().implode()
+
+    def frames():
+        if isinstance(sampled, pl.DataFrame):
+            yield sampled.lazy()
+        else:
+            for path in sampled:
+                lf = pl.scan_parquet(str(path))
+                missing = [c for c in POINT_COLUMNS if c not in lf.collect_schema().names()]
+                if missing:
+                    raise ValueError(f"{path}: not a sampled-windows file, missing column(s) {', '.join(missing)}")
+                yield lf
+
+    def points_of(lf: pl.LazyFrame) -> pl.LazyFrame:
+        return lf.select(POINT_COLUMNS).filter(pl.col("job_id").is_in(ids)).drop_nulls()
+
+    # pass 1: points per job; pass 2: keep each point with probability ≈ 1.5·max/n (a streaming
+    # thinning, so memory is bounded by ~1.5·max per job), then the max smallest keys exactly.
+    counts = pl.concat(
+        [points_of(lf).group_by("job_id").agg(pl.len().cast(pl.Int64).alias("n")).collect() for lf in frames()]
+        or [pl.DataFrame(schema={"job_id": pl.Int64, "n": pl.Int64})],
+        how="vertical_relaxed",
+    )
+    counts = counts.group_by("job_id").agg(pl.col("n").sum())
+    keep_p = counts.with_columns(
+        pl.min_horizontal(pl.lit(1.0), (1.5 * max_points + 50) / pl.col("n")).alias("p")
+    ).select("job_id", "p")
+    kept = []
+    for lf in frames():
+        part = points_of(lf).with_columns(pl.col("cpu_rate", "canonical_memory_usage").cast(pl.Float64)).collect()
+        if part.height == 0:
+            continue
+        key = point_keys(part["job_id"].to_numpy(), part["task_index"].to_numpy(), part["window"].to_numpy(), seed)
+        part = part.with_columns(pl.Series("key", key)).join(keep_p, on="job_id", how="left")
+        kept.append(part.filter(pl.col("key") < pl.col("p")).drop("p"))
+    if not kept:
+        return pl.DataFrame(schema={c: pl.Float64 if c in ("cpu_rate", "canonical_memory_usage") else pl.Int64 for c in POINT_COLUMNS})
+    # sorted on every column, so that duplicate records (same key) are kept in a fixed order
+    order = ["job_id", "key", "window", "task_index", "cpu_rate", "canonical_memory_usage"]
+    points = pl.concat(kept, how="vertical_relaxed").sort(order)
+    points = points.filter(pl.int_range(pl.len()).over("job_id") < max_points)
+    return points.select(
+        pl.col("job_id").cast(pl.Int64),
+        pl.col("task_index").cast(pl.Int64),
+        pl.col("window").cast(pl.Int64),
+        "cpu_rate",
+        "canonical_memory_usage",
+    ).sort(POINT_COLUMNS)
+
+
+# ----------------------------------------------------------------------------- one job
+
+
+def cluster_points(cpu: np.ndarray, mem: np.ndarray, eps: float, min_samples: int, scaling: str = "standard") -> np.ndarray:
+    """DBSCAN cluster labels of the points (−1 = noise), on per-job scaled (CPU, memory) (Beaumont §4.2).
+
+    Points are clustered in a canonical order (sorted by CPU, then memory), so
+    the labels of a point do not depend on the order of the input (DBSCAN
+    assigns a border point to the first cluster that reaches it). Labels are
+    renumbered 0, 1, … by increasing mean memory. A cluster of fewer than
+    :data:`MIN_CLUSTER_POINTS` points (possible when its core point's neighbours
+    are border points of another cluster) is counted as noise: no line fits it.
+    """
+    cpu = np.asarray(cpu, dtype=np.float64)
+    mem = np.asarray(mem, dtype=np.float64)
+    if cpu.shape != mem.shape or cpu.ndim != 1:
+        raise ValueError("cpu and mem must be 1-d arrays of the same length")
+    if scaling not in SCALERS:
+        raise ValueError(f"unknown scaling {scaling!r} (known: {', '.join(SCALERS)})")
+    n = cpu.size
+    if n == 0:
+        return np.empty(0, dtype=np.int64)
+    order = np.lexsort((mem, cpu))
+    x = SCALERS[scaling]().fit_transform(np.column_stack([cpu[order], mem[order]]))
+    raw = DBSCAN(eps=eps, min_samples=min_samples).fit_predict(x)
+    labels = np.empty(n, dtype=np.int64)
+    labels[order] = raw
+    found, sizes = np.unique(labels[labels >= 0], return_counts=True)
+    labels[np.isin(labels, found[sizes < MIN_CLUSTER_POINTS])] = -1
+    found = found[sizes >= MIN_CLUSTER_POINTS]
+    if found.size == 0:
+        return labels
+    means = np.array([mem[labels == c].mean() for c in found])
+    out = np.full(n, -1, dtype=np.int64)
+    for new, c in enumerate(found[np.lexsort((found, means))]):
+        out[labels == c] = new
+    return out
+
+
+def fit_cluster(cpu: np.ndarray, mem: np.ndarray) -> dict:
+    """OLS line memory = intercept + slope · CPU of one cluster (statsmodels), with the §4.2 quality measures.
+
+    Returns ``n_points``, ``cpu_median``, ``intercept``, ``slope``, ``r2``,
+    ``cv`` (residual standard deviation, ``sqrt(mse_resid)``, over the mean
+    memory of the dots) and ``range`` (the line at the median CPU over the line
+    at CPU 0; +inf when the line is ≤ 0 at CPU 0 and rises, NaN when both are
+    ≤ 0). A cluster whose CPU does not vary gets the constant model
+    (slope 0, r² 0, range 1).
+    """
+    cpu = np.asarray(cpu, dtype=np.float64)
+    mem = np.asarray(mem, dtype=np.float64)
+    n = cpu.size
+    if n < 3:
+        raise ValueError(f"a cluster needs at least 3 points to fit a line, got {n}")
+    if np.ptp(cpu) > 0:
+        res = sm.OLS(mem, sm.add_constant(cpu, has_constant="add")).fit()
+        intercept, slope = (float(v) for v in res.params)
+        r2 = float(res.rsquared) if np.ptp(mem) > 0 else 0.0
+        resid_sd = math.sqrt(max(float(res.mse_resid), 0.0))
+    else:
+        res = sm.OLS(mem, np.ones((n, 1))).fit()
+        intercept, slope, r2 = float(res.params[0]), 0.0, 0.0
+        resid_sd = math.sqrt(max(float(res.mse_resid), 0.0))
+    mean = float(mem.mean())
+    cv = resid_sd / mean if mean > 0 else math.inf
+    median = float(np.median(cpu))
+    at_median = intercept + slope * median
+    if intercept > 0:
+        rng = at_median / intercept
+    elif at_median > intercept:
+        rng = math.inf
+    else:
+        rng = math.nan
+    return {
+        "n_points": n,
+        "cpu_median": median,
+        "intercept": intercept,
+        "slope": slope,
+        "r2": r2,
+        "cv": cv,
+        "range": rng,
+    }
+
+
+def cluster_verdict(fit: dict, r2_min: float, cv_max: float, flat_range_max: float) -> str:
+    """Flat, Slope or BadlyFitted for one cluster's fit (Beaumont §4.2; the criterion of the module docstring).
+
+    The r² test applies only to clusters whose range parameter says Slope: a flat
+    cluster has r² ≈ 0 by construction, so it is judged by the residual CV alone.
+    """
+    if not (fit["cv"] <= cv_max):  # NaN/inf fail too
+        return "BadlyFitted"
+    rng = fit["range"]
+    if math.isnan(rng):
+        return "BadlyFitted"
+    if 1.0 / flat_range_max <= rng <= flat_range_max:
+        return "Flat"
+    return "Slope" if fit["r2"] >= r2_min else "BadlyFitted"
+
+
+def job_category(verdicts: Sequence[str]) -> str:
+    """A job's category from its clusters' verdicts (Beaumont §4.2, conservatively as the paper).
+
+    BadlyFitted if any cluster is (or there is none); Flat if one flat cluster;
+    MultiFlat if ≥ 2 clusters, all flat; otherwise Slope.
+    """
+    if len(verdicts) == 0 or "BadlyFitted" in verdicts:
+        return "BadlyFitted"
+    if all(v == "Flat" for v in verdicts):
+        return "Flat" if len(verdicts) == 1 else "MultiFlat"
+    return "Slope"
+
+
+def classify_job(cpu: np.ndarray, mem: np.ndarray, settings: Settings) -> tuple[str, np.ndarray, list[dict]]:
+    """One job: (category, DBSCAN labels per point, one fit dict per cluster with its ``verdict``).
+
+    Clustering and fits run on the points sorted by (CPU, memory), so the result
+    does not depend on the order of the points, to the last bit.
+    """
+    cpu = np.asarray(cpu, dtype=np.float64)
+    mem = np.asarray(mem, dtype=np.float64)
+    if cpu.size < settings.min_points:
+        return TOO_FEW, np.full(cpu.size, -1, dtype=np.int64), []
+    order = np.lexsort((mem, cpu))
+    x, y = cpu[order], mem[order]
+    sorted_labels = cluster_points(x, y, settings.eps, settings.min_samples, settings.scaling)
+    fits = []
+    for c in range(int(sorted_labels.max()) + 1 if sorted_labels.size else 0):
+        sel = sorted_labels == c
+        fit = fit_cluster(x[sel], y[sel])
+        fit["cluster"] = c
+        fit["verdict"] = cluster_verdict(fit, settings.r2_min, settings.cv_max, settings.flat_range_max)
+        fits.append(fit)
+    labels = np.empty_like(sorted_labels)
+    labels[order] = sorted_labels
+    return job_category([f["verdict"] for f in fits]), labels, fits
+
+
+# ----------------------------------------------------------------------------- all jobs
+
+
+def classify_jobs(points: pl.DataFrame, settings: Settings, job_ids: pl.Series | None = None) -> dict[str, pl.DataFrame]:
+    """Every job of ``points`` (:func:`sample_points`): per-cluster fits, per-job classes and per-point labels.
+
+    ``job_ids``, if given, adds the jobs without any point (TooFewPoints, 0 points).
+    Returns ``fits`` (one row per job × cluster: :data:`FIT_SCHEMA`), ``classes``
+    (one row per job: :data:`CLASS_SCHEMA`) and ``points`` (the points, sorted,
+    with their DBSCAN ``cluster``; −1 = noise or not clustered).
+    """
+    fit_rows, class_rows, label_parts = [], [], []
+    pts = points.select(POINT_COLUMNS).sort(POINT_COLUMNS)
+    for (job_id,), part in pts.group_by("job_id", maintain_order=True):
+        cpu = part["cpu_rate"].to_numpy()
+        mem = part["canonical_memory_usage"].to_numpy()
+        category, labels, fits = classify_job(cpu, mem, settings)
+        for f in fits:
+            fit_rows.append({"job_id": job_id, **{k: f[k] for k in FIT_SCHEMA if k != "job_id"}})
+        clustered = category != TOO_FEW
+        class_rows.append(
+            {
+                "job_id": job_id,
+                "category": category,
+                "n_points": cpu.size,
+                "n_clusters": len(fits),
+                "noise_share": float((labels < 0).mean()) if clustered and cpu.size else None,
+            }
+        )
+        label_parts.append(part.with_columns(pl.Series("cluster", labels, dtype=pl.Int32)))
+    classes = pl.DataFrame(class_rows, schema=CLASS_SCHEMA)
+    if job_ids is not None:
+        missing = pl.DataFrame({"job_id": pl.Series(job_ids, dtype=pl.Int64)}).join(classes, on="job_id", how="anti")
+        classes = pl.concat(
+            [classes, missing.unique().with_columns(
+                pl.lit(TOO_FEW).alias("category"), pl.lit(0, pl.Int64).alias("n_points"),
+                pl.lit(0, pl.Int32).alias("n_clusters"), pl.lit(None, pl.Float64).alias("noise_share"),
+            )]
+        )
+    labelled = pl.concat(label_parts) if label_parts else pts.with_columns(pl.lit(-1, pl.Int32).alias("cluster"))
+    return {
+        "fits": pl.DataFrame(fit_rows, schema=FIT_SCHEMA),
+        "classes": classes.sort("job_id"),
+        "points": labelled,
+    }
+
+
+def shares(classes: pl.DataFrame, job_class: pl.DataFrame | None = None) -> pl.DataFrame:
+    """Counts and shares per category, over all jobs and per priority class (Beaumont §4.2).
+
+    ``share_of_fitted``: of the Flat + MultiFlat + Slope jobs (the paper's 67% /
+    6.5% / 26.5%); ``share_of_classified``: of all jobs with enough points (the
+    paper's "about half" BadlyFitted). TooFewPoints jobs get a count only.
+    ``job_class`` (``job_id``, ``class``) adds one block per priority class, in
+    the order gratis, other, production, monitoring, infrastructure.
+    """
+    frames = [("all", classes)]
+    if job_class is not None:
+        joined = classes.join(job_class.select("job_id", "class"), on="job_id", how="left").with_columns(
+            pl.col("class").fill_null("unknown")
+        )
+        rank = {c: i for i, c in enumerate(PRIORITY_CLASSES)}
+        for cls in sorted(joined["class"].unique().to_list(), key=lambda c: (rank.get(c, len(rank)), c)):
+            frames.append((cls, joined.filter(pl.col("class") == cls)))
+    rows = []
+    for scope, part in frames:
+        counts = dict(part.group_by("category").len().iter_rows())
+        fitted = sum(counts.get(c, 0) for c in FITTED)
+        classified = fitted + counts.get("BadlyFitted", 0)
+        for cat in (*CATEGORIES, TOO_FEW):
+            n = counts.get(cat, 0)
+            rows.append(
+                {
+                    "scope": scope,
+                    "category": cat,
+                    "n_jobs": n,
+                    "share_of_fitted": n / fitted if cat in FITTED and fitted else None,
+                    "share_of_classified": n / classified if cat != TOO_FEW and classified else None,
+                    "paper": PAPER_SHARES.get(cat),
+                }
+            )
+    return pl.DataFrame(
+        rows,
+        schema={
+            "scope": pl.String,
+            "category": pl.String,
+            "n_jobs": pl.Int64,
+            "share_of_fitted": pl.Float64,
+            "share_of_classified": pl.Float64,
+            "paper": pl.Float64,
+        },
+    )
+
+
+def pick_examples(classes: pl.DataFrame) -> dict[str, int | None]:
+    """Fig 3's example job of each category: the one with most points (ties: smallest job ID); None if none."""
+    out = {}
+    for cat in CATEGORIES:
+        part = classes.filter(pl.col("category") == cat).sort(["n_points", "job_id"], descending=[True, False])
+        out[cat] = int(part["job_id"][0]) if part.height else None
+    return out
+
+
+def example_points(points: pl.DataFrame, classes: pl.DataFrame) -> pl.DataFrame:
+    """The points of Fig 3's example jobs (:func:`pick_examples`) with their category and DBSCAN ``cluster`` (−1 = noise).
+
+    ``points``: :func:`classify_jobs`' labelled points.
+    """
+    picked = pl.DataFrame(
+        [(cat, jid) for cat, jid in pick_examples(classes).items() if jid is not None],
+        schema={"category": pl.String, "job_id": pl.Int64},
+        orient="row",
+    )
+    return picked.join(points, on="job_id", how="inner").sort(POINT_COLUMNS)
+
+
+def summary_rows(table: pl.DataFrame, classes: pl.DataFrame, settings: Settings) -> pl.DataFrame:
+    """Headline numbers of §4.2 beside the paper's (for results/summary.md)."""
+    from colocate import summary
+
+    overall = {r["category"]: r for r in table.filter(pl.col("scope") == "all").iter_rows(named=True)}
+    classified = classes.filter(pl.col("category") != TOO_FEW)
+    n_points = classified["n_points"].sum()
+    noise = float((classified["noise_share"] * classified["n_points"]).sum() / n_points) if n_points else None
+    crit = (
+        f"cluster BadlyFitted if CV > {settings.cv_max:g}, or if its range is outside "
+        f"[1/{settings.flat_range_max:g}, {settings.flat_range_max:g}] and r² < {settings.r2_min:g}"
+    )
+    n_fitted = sum(overall[c]["n_jobs"] for c in FITTED)
+    return summary.rows(
+        "CPU vs memory (Beaumont et al. §4.2)",
+        [
+            ("Flat (share of fitted jobs)", "67%", overall["Flat"]["share_of_fitted"], f"{n_fitted} fitted jobs"),
+            ("multi-cluster Flat (share of fitted jobs)", "6.5%", overall["MultiFlat"]["share_of_fitted"], "≥ 2 DBSCAN clusters, all flat"),
+            ("Slope (share of fitted jobs)", "26.5%", overall["Slope"]["share_of_fitted"], "affine memory in CPU"),
+            ("BadlyFitted (share of classified jobs)", "about half", overall["BadlyFitted"]["share_of_classified"], crit),
+            ("jobs classified", None, classified.height, f"≥ {settings.min_points} sampled points"),
+            ("jobs with too few points", None, overall[TOO_FEW]["n_jobs"], "left out of the shares"),
+            ("DBSCAN noise (share of the classified jobs' points)", None, noise, "left out of the fits"),
+        ],
+    )

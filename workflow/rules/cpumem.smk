@@ -1,0 +1,107 @@
+# CPU vs memory of dominant jobs (Beaumont et al. §4.2, Fig 3): per job, DBSCAN clusters of its tasks'
+# (CPU, memory) dots at the sampled windows, one OLS line per cluster, Flat / multi-cluster Flat / Slope /
+# BadlyFitted. The science lives in colocate.cpumem; the figures in colocate.figures.cpumem.
+
+CPUMEM = config["cpumem"]
+CPUMEM_CATEGORY = "CPU vs memory (Beaumont et al. §4.2)"
+CPUMEM_SETTINGS = {k: CPUMEM[k] for k in ("eps", "min_samples", "scaling", "r2_min", "cv_max", "flat_range_max", "min_points")}
+TARGETS.append(
+    (
+        ("task_events", "task_usage"),
+        [
+            "results/tables/beaumont_cpumem_shares.csv",
+            "results/figures/beaumont_fig3_cpu_memory.png",
+            "results/figures/beaumont_cpumem_shares.png",
+        ],
+    )
+)
+SUMMARY_PARTS.append((("task_events", "task_usage"), "results/summary/beaumont_cpumem.csv"))
+
+
+rule cpumem_classify:
+    input:
+        sampled=expand("results/map/task_usage/{stem}/sampled_windows.parquet", stem=shard_stems("task_usage")),
+        dominant="results/jobs/dominant_jobs.parquet",
+    output:
+        fits="results/cpumem/job_fits.parquet",
+        classes="results/cpumem/job_classes.parquet",
+        examples="results/cpumem/fig3_examples.parquet",
+    params:
+        settings=CPUMEM_SETTINGS,
+        max_points_per_job=CPUMEM["max_points_per_job"],
+        seed=CPUMEM["seed"],
+        code=code_digest("cpumem"),
+    log:
+        "logs/cpumem/classify.log",
+    benchmark:
+        "benchmarks/cpumem/classify.tsv"
+    threads: 1
+    resources:
+        # the kept points (≤ 1.5 × max_points_per_job per job before the exact cap) and one DBSCAN
+        # neighbourhood graph (≤ max_points² pairs) at a time
+        mem_mb=lambda wc, input: 1500 + 4 * int(input.size_mb),
+        runtime=60,
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/cpumem_classify.py"
+
+
+rule cpumem_tables:
+    input:
+        classes="results/cpumem/job_classes.parquet",
+        dominant="results/jobs/dominant_jobs.parquet",
+    output:
+        table=report(
+            "results/tables/beaumont_cpumem_shares.csv",
+            caption="../report/cpumem_shares_table.rst",
+            category=CPUMEM_CATEGORY,
+        ),
+        summary="results/summary/beaumont_cpumem.csv",
+    params:
+        settings=CPUMEM_SETTINGS,
+        code=code_digest("cpumem", "trace", "summary"),
+    log:
+        "logs/cpumem/tables.log",
+    benchmark:
+        "benchmarks/cpumem/tables.tsv"
+    threads: 1
+    resources:
+        mem_mb=500,
+        runtime=5,
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/cpumem_tables.py"
+
+
+rule cpumem_figures:
+    input:
+        examples="results/cpumem/fig3_examples.parquet",
+        fits="results/cpumem/job_fits.parquet",
+        table="results/tables/beaumont_cpumem_shares.csv",
+    output:
+        fig3=report(
+            "results/figures/beaumont_fig3_cpu_memory.png",
+            caption="../report/cpumem_fig3.rst",
+            category=CPUMEM_CATEGORY,
+        ),
+        shares=report(
+            "results/figures/beaumont_cpumem_shares.png",
+            caption="../report/cpumem_shares_figure.rst",
+            category=CPUMEM_CATEGORY,
+        ),
+    params:
+        code=code_digest("cpumem", "figures.cpumem", "figures.__init__"),
+    log:
+        "logs/cpumem/figures.log",
+    benchmark:
+        "benchmarks/cpumem/figures.tsv"
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/cpumem_figures.py"
