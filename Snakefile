@@ -27,6 +27,7 @@ include: "workflow/rules/admission.smk"
 include: "workflow/rules/placement.smk"
 include: "workflow/rules/jobs.smk"
 include: "workflow/rules/cpumem.smk"
+include: "workflow/rules/periodicity.smk"
 include: "workflow/rules/failures.smk"
 include: "workflow/rules/summary.smk"
 

@@ -1,0 +1,176 @@
+"""Figures of Beaumont et al. §5.2 (Fourier periodicity, Table 4) and §8.2 (packing periodic jobs).
+
+The paper prints no figure for either section; these show what its text
+states: the spectra and ratios behind Table 4, the synchronised weekly
+pattern, the spread of daily peaks, and the machines and overload of the
+three packing policies.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import matplotlib.pyplot as plt
+import numpy as np
+import polars as pl
+import seaborn as sns
+from matplotlib.figure import Figure
+from scipy import stats
+
+from colocate.figures import style
+
+COMPONENT_LABEL = {"hourly": "hourly", "daily": "daily", "weekly": "weekly", "long_term": "long term", "noise": "noise"}
+POLICY_COLOUR = {"peak": "C3", "phasor": "C0", "mean": "C2"}
+#: The paper's phase shares (§5.2): half within 60°, 90% within 120°.
+PAPER_PHASE = {60.0: 0.5, 120.0: 0.9}
+
+
+def _empty(ax, text: str) -> None:
+    ax.text(0.5, 0.5, text, transform=ax.transAxes, ha="center", va="center", color="0.4", fontsize=9, wrap=True)
+    ax.set_xticks([])
+    ax.set_yticks([])
+
+
+def fourier_spectra(
+    spectra: pl.DataFrame,
+    comps: pl.DataFrame,
+    weekly: pl.DataFrame,
+    phases: pl.DataFrame,
+    significance_ratio: float,
+    phase_limits_deg: Sequence[float] = (60.0, 120.0),
+) -> Figure:
+    """Beaumont §5.2: (a) amplitude spectra of a few jobs, (b) Table 4's ratios, (c) weekly shape, (d, e) daily phases."""
+    style()
+    fig = plt.figure(figsize=(15, 8.8))
+    gs = fig.add_gridspec(2, 3, width_ratios=[1.25, 1.0, 1.0])
+    ax_s = fig.add_subplot(gs[0, :2])
+    ax_t = fig.add_subplot(gs[0, 2])
+    ax_w = fig.add_subplot(gs[1, 0])
+    ax_p = fig.add_subplot(gs[1, 1], projection="polar")
+    ax_e = fig.add_subplot(gs[1, 2])
+
+    # (a) spectra
+    if spectra.height:
+        frame = spectra.with_columns(
+            (pl.col("job_id").cast(pl.String) + pl.lit(" (daily ") + pl.col("daily_ratio").round(2).cast(pl.String) + ")").alias("job")
+        ).to_pandas()
+        sns.lineplot(frame, x="period_h", y="ratio", hue="job", ax=ax_s, lw=0.8, estimator=None)
+        for period, label in ((1, "1 h"), (24, "1 day"), (168, "1 week")):
+            ax_s.axvline(period, color="0.5", ls=":", lw=0.8)
+            ax_s.text(period, 1.0, label, transform=ax_s.get_xaxis_transform(), ha="center", va="bottom", fontsize=8)
+        ax_s.axhline(significance_ratio, color="C3", ls="--", lw=0.8, label=f"significance {significance_ratio:g}")
+        ax_s.set(xscale="log", yscale="log", xlabel="period (hours)", ylabel="amplitude / mean")
+        ratio = spectra["ratio"].drop_nulls().to_numpy()
+        if (ratio > 0).any():  # a log axis down to the noise floor, not to a stray near-zero bin
+            ax_s.set_ylim(bottom=max(float(ratio[ratio > 0].min()), 1e-5))
+        ax_s.legend(fontsize=7, loc="lower right", title="job (daily ratio)", title_fontsize=7)
+    else:
+        _empty(ax_s, "no long-running jobs")
+    ax_s.set_title("(a) amplitude spectra (DFT of the whole trace)", fontsize=10, pad=14)
+
+    # (b) Table 4 ratios
+    cols = [c for c in COMPONENT_LABEL if comps.height and comps[f"{c}_ratio"].drop_nulls().len()]
+    if cols:
+        long = pl.concat(
+            [comps.select(pl.lit(COMPONENT_LABEL[c]).alias("component"), pl.col(f"{c}_ratio").alias("ratio")) for c in cols]
+        ).drop_nulls().filter(pl.col("ratio") > 0)
+        order = [COMPONENT_LABEL[c] for c in cols]
+        sns.boxplot(long.to_pandas(), x="component", y="ratio", order=order, ax=ax_t, color="#cfe0f0", showfliers=False)
+        sns.stripplot(long.to_pandas(), x="component", y="ratio", order=order, ax=ax_t, size=3, color="0.25", jitter=0.2)
+        ax_t.axhline(significance_ratio, color="C3", ls="--", lw=0.8)
+        ax_t.set(yscale="log", xlabel="", ylabel="amplitude / mean")
+    else:
+        _empty(ax_t, "no ratios")
+    ax_t.set_title(f"(b) Table 4 ratios of {comps.height} jobs\n(dashed: significance {significance_ratio:g})", fontsize=10)
+
+    # (c) weekly shape
+    if weekly.height:
+        days = [f"day_{d}" for d in range(7)]
+        w = weekly.unpivot(index=["job_id", "weekly_significant"], on=days, variable_name="day", value_name="level").with_columns(
+            pl.col("day").str.slice(4).cast(pl.Int32),
+            pl.when(pl.col("weekly_significant")).then(pl.lit("significant")).otherwise(pl.lit("not significant")).alias("weekly"),
+        )
+        sns.lineplot(w.to_pandas(), x="day", y="level", units="job_id", estimator=None, hue="weekly",
+                     hue_order=["significant", "not significant"], palette=["C0", "0.7"], lw=0.9, ax=ax_w)
+        ax_w.axhline(1.0, color="0.4", lw=0.6)
+        ax_w.set(xlabel="day since the trace start (mod 7)", ylabel="mean CPU / job mean", xticks=range(7))
+        ax_w.legend(fontsize=7, title="weekly pattern", title_fontsize=7)
+    else:
+        _empty(ax_w, "the trace holds no whole week")
+    ax_w.set_title("(c) weekly shape: 5 high days, 2 low", fontsize=10)
+
+    # (d) phases on the day's circle (radius: daily ratio)
+    if phases.height:
+        theta = np.radians(phases["daily_phase_deg"].to_numpy())
+        sns.scatterplot(x=theta, y=phases["daily_ratio"].to_numpy(), ax=ax_p, s=18, color="C0")
+        centre = stats.circmean(theta)  # the reference of the deviations (colocate.periodicity.daily_phases)
+        ax_p.plot([centre, centre], [0, float(phases["daily_ratio"].max())], color="C3", lw=1.2)
+        for lim in phase_limits_deg:
+            for s in (-1, 1):
+                ax_p.plot([centre + s * np.radians(lim)] * 2, [0, float(phases["daily_ratio"].max())], color="C3", lw=0.6, ls=":")
+        ax_p.set_xticks(np.radians(np.arange(0, 360, 45)), [f"{h:g} h" for h in np.arange(0, 24, 3)])
+        ax_p.tick_params(labelsize=7)
+    else:
+        _empty(ax_p, "no job with a daily pattern")
+    ax_p.set_title("(d) daily peak phase (angle, hours since the trace start)\nand daily ratio (radius); red: circular mean",
+                   fontsize=10, pad=12)
+
+    # (e) ECDF of phase deviations
+    if phases.height:
+        sns.ecdfplot(phases.to_pandas(), x="deviation_deg", ax=ax_e, color="C0", label="ours")
+        for lim in phase_limits_deg:
+            ax_e.axvline(lim, color="0.5", ls=":", lw=0.8)
+            if float(lim) in PAPER_PHASE:
+                ax_e.plot([lim], [PAPER_PHASE[float(lim)]], "o", color="C3", label="paper" if lim == phase_limits_deg[0] else None)
+        ax_e.set(xlim=(0, 180), xticks=range(0, 181, 30), xlabel="|phase − circular mean| (degrees)", ylabel="share of jobs")
+        ax_e.legend(fontsize=8, loc="lower right")
+    else:
+        _empty(ax_e, "no job with a daily pattern")
+    ax_e.set_title(f"(e) daily phase deviation, {phases.height} jobs\n(paper: 0.5 within 60°, 0.9 within 120°)", fontsize=10)
+
+    fig.suptitle("Beaumont et al. §5.2: Fourier components of long-running production jobs (Table 4)", fontsize=12)
+    fig.tight_layout()
+    return fig
+
+
+def periodic_packing(table: pl.DataFrame, loads: pl.DataFrame) -> Figure:
+    """Beaumont §8.2: machines used and overload of First Fit under the peak, phasor and mean constraints."""
+    style()
+    caps = sorted(set(table["capacity"].to_list())) if table.height else []
+    n_bottom = max(len(caps), 1)
+    fig = plt.figure(figsize=(max(11, 3.8 * n_bottom), 7.6))
+    gs = fig.add_gridspec(2, 2 * n_bottom)
+    ax_m = fig.add_subplot(gs[0, :n_bottom])
+    ax_o = fig.add_subplot(gs[0, n_bottom:])
+    order = ["peak", "phasor", "mean"]
+    palette = [POLICY_COLOUR[p] for p in order]
+    if table.height:
+        t = table.with_columns(pl.col("capacity").cast(pl.String)).to_pandas()
+        sns.barplot(t, x="capacity", y="machines", hue="policy", hue_order=order, palette=palette, ax=ax_m)
+        lb = table.group_by("capacity", maintain_order=True).agg(pl.col("lower_bound").first()).sort("capacity")
+        for i, r in enumerate(lb.iter_rows(named=True)):
+            ax_m.hlines(r["lower_bound"], i - 0.4, i + 0.4, color="0.2", ls="--", lw=1, label="⌈Σc/C⌉" if i == 0 else None)
+        ax_m.legend(fontsize=8)
+        ax_m.set(xlabel="machine capacity C (normalised CPU)", ylabel="machines used")
+        sns.barplot(t, x="capacity", y="overload_share", hue="policy", hue_order=order, palette=palette, ax=ax_o)
+        ax_o.set(xlabel="machine capacity C (normalised CPU)", ylabel="share of machine-windows above C")
+    else:
+        _empty(ax_m, "no long-running jobs to pack")
+        _empty(ax_o, "no long-running jobs to pack")
+    ax_m.set_title("(a) machines used by First Fit Decreasing", fontsize=10)
+    ax_o.set_title("(b) overload on the actual 5-minute CPU series", fontsize=10)
+    for i, cap in enumerate(caps or [None]):
+        ax = fig.add_subplot(gs[1, 2 * i : 2 * i + 2])
+        sub = loads.filter(pl.col("capacity") == cap) if cap is not None and loads.height else loads.clear()
+        if sub.height:
+            sns.ecdfplot(sub.to_pandas(), x="load_ratio", hue="policy", hue_order=order, palette=palette, ax=ax)
+            ax.axvline(1.0, color="0.2", ls="--", lw=0.8)
+            ax.set(xlabel="machine load / C (5-minute windows)", ylabel="share of machine-windows")
+        else:
+            _empty(ax, "no machine loads")
+        ax.set_title(f"({chr(ord('c') + i)}) load distribution, C = {cap:g}" if cap is not None else "(c) load distribution",
+                     fontsize=10)
+    fig.suptitle("Beaumont et al. §8.2: packing periodic jobs — exact phasor constraint Σc + ‖Σv‖ ≤ C vs peak and mean",
+                 fontsize=12)
+    fig.tight_layout()
+    return fig

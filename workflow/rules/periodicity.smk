@@ -1,0 +1,185 @@
+# Periodicity (Beaumont et al.): Fourier components of long-running production jobs (§5.2, Table 4)
+# and packing periodic jobs (§8.2). The science lives in colocate.periodicity and
+# colocate.periodic_packing; the figures in colocate.figures.periodicity. Reads the dominant jobs
+# of workflow/rules/jobs.smk (map outputs only).
+
+PE = config["periodicity"]
+PE_PACK = PE["packing"]
+PE_CATEGORY = "Periodicity (Beaumont et al. §5.2, §8.2)"
+
+TARGETS.append(
+    (
+        ("task_events", "task_usage"),
+        [
+            "results/tables/beaumont_table4_fourier.csv",
+            "results/tables/beaumont_weekly_shape.csv",
+            "results/tables/beaumont_daily_phases.csv",
+            "results/figures/beaumont_fourier_spectra.png",
+            "results/tables/beaumont_periodic_packing.csv",
+            "results/figures/beaumont_periodic_packing.png",
+        ],
+    )
+)
+SUMMARY_PARTS.append((("task_events", "task_usage"), "results/summary/beaumont_periodicity.csv"))
+
+
+rule periodicity_components:
+    input:
+        dominant="results/jobs/dominant_jobs.parquet",
+        windows="results/jobs/dominant_windows.parquet",
+    output:
+        components="results/periodicity/components.parquet",
+        spectra="results/periodicity/spectra.parquet",
+        table4=report(
+            "results/tables/beaumont_table4_fourier.csv",
+            caption="../report/periodicity_table4.rst",
+            category=PE_CATEGORY,
+        ),
+        weekly=report(
+            "results/tables/beaumont_weekly_shape.csv",
+            caption="../report/periodicity_weekly.rst",
+            category=PE_CATEGORY,
+        ),
+        phases=report(
+            "results/tables/beaumont_daily_phases.csv",
+            caption="../report/periodicity_phases.rst",
+            category=PE_CATEGORY,
+        ),
+    params:
+        n_windows=N_WINDOWS,
+        classes=PE["classes"],
+        min_coverage=PE["min_coverage"],
+        significance_ratio=PE["significance_ratio"],
+        strong_ratio=PE["strong_ratio"],
+        phase_min_ratio=PE["phase_min_ratio"],
+        spectra_jobs=PE["spectra_jobs"],
+        code=code_digest("periodicity", "io"),
+    log:
+        "logs/periodicity/components.log",
+    benchmark:
+        "benchmarks/periodicity/components.tsv"
+    threads: 1
+    resources:
+        # the dominant windows (~40 bytes a row in memory) and one float64 series per long-running job
+        mem_mb=lambda wc, input: 1000 + 6 * int(input.size_mb),
+        runtime=10,
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/periodicity_components.py"
+
+
+rule periodicity_figure:
+    input:
+        components="results/periodicity/components.parquet",
+        spectra="results/periodicity/spectra.parquet",
+        weekly="results/tables/beaumont_weekly_shape.csv",
+        phases="results/tables/beaumont_daily_phases.csv",
+    output:
+        report(
+            "results/figures/beaumont_fourier_spectra.png",
+            caption="../report/periodicity_spectra.rst",
+            category=PE_CATEGORY,
+        ),
+    params:
+        significance_ratio=PE["significance_ratio"],
+        phase_limits_deg=PE["phase_limits_deg"],
+        code=code_digest("figures.periodicity", "figures.__init__"),
+    log:
+        "logs/periodicity/figure.log",
+    benchmark:
+        "benchmarks/periodicity/figure.tsv"
+    threads: 1
+    resources:
+        mem_mb=1500,
+        runtime=5,
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/periodicity_figure.py"
+
+
+rule periodicity_packing:
+    input:
+        components="results/periodicity/components.parquet",
+        windows="results/jobs/dominant_windows.parquet",
+    output:
+        table=report(
+            "results/tables/beaumont_periodic_packing.csv",
+            caption="../report/periodicity_packing.rst",
+            category=PE_CATEGORY,
+        ),
+        loads="results/periodicity/packing_loads.parquet",
+    params:
+        n_windows=N_WINDOWS,
+        capacities=PE_PACK["capacities"],
+        sample_points=PE_PACK["sample_points"],
+        code=code_digest("periodic_packing", "periodicity", "io"),
+    log:
+        "logs/periodicity/packing.log",
+    benchmark:
+        "benchmarks/periodicity/packing.tsv"
+    threads: 1
+    resources:
+        # the dominant windows, the jobs' series and 256 machines' load series at a time
+        mem_mb=lambda wc, input: 1500 + 6 * int(input.size_mb),
+        runtime=20,
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/periodicity_packing.py"
+
+
+rule periodicity_packing_figure:
+    input:
+        table="results/tables/beaumont_periodic_packing.csv",
+        loads="results/periodicity/packing_loads.parquet",
+    output:
+        report(
+            "results/figures/beaumont_periodic_packing.png",
+            caption="../report/periodicity_packing_figure.rst",
+            category=PE_CATEGORY,
+        ),
+    params:
+        code=code_digest("figures.periodicity", "figures.__init__"),
+    log:
+        "logs/periodicity/packing_figure.log",
+    benchmark:
+        "benchmarks/periodicity/packing_figure.tsv"
+    threads: 1
+    resources:
+        mem_mb=1500,
+        runtime=5,
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/periodicity_packing_figure.py"
+
+
+rule periodicity_summary:
+    input:
+        components="results/periodicity/components.parquet",
+        weekly="results/tables/beaumont_weekly_shape.csv",
+        phases="results/tables/beaumont_daily_phases.csv",
+        packing="results/tables/beaumont_periodic_packing.csv",
+    output:
+        "results/summary/beaumont_periodicity.csv",
+    params:
+        n_windows=N_WINDOWS,
+        significance_ratio=PE["significance_ratio"],
+        strong_ratio=PE["strong_ratio"],
+        phase_min_ratio=PE["phase_min_ratio"],
+        phase_limits_deg=PE["phase_limits_deg"],
+        code=code_digest("periodicity", "periodic_packing", "summary"),
+    log:
+        "logs/periodicity/summary.log",
+    benchmark:
+        "benchmarks/periodicity/summary.tsv"
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/periodicity_summary.py"
