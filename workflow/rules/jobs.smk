@@ -222,3 +222,36 @@ rule jobs_summary:
         "../../environment.yml"
     script:
         "../scripts/jobs_summary.py"
+
+
+TARGETS.append((("task_events", "task_usage", "machine_events"), ["results/figures/beaumont_notebook_periodic_job.png"]))
+
+
+rule notebook_jobs_and_failures:
+    input:
+        dominant="results/jobs/dominant_jobs.parquet",
+        totals="results/jobs/window_totals.parquet",
+        windows="results/jobs/dominant_windows.parquet",
+        components="results/periodicity/components.parquet",
+        removal_windows="results/failures/removals_per_window.parquet",
+        failure_stats="results/tables/beaumont_failures_stats.csv",
+    output:
+        periodic_job=report(
+            "results/figures/beaumont_notebook_periodic_job.png",
+            caption="../report/jobs_notebook.rst",
+            category=JOBS_CATEGORY,
+        ),
+    params:
+        n_windows=N_WINDOWS,
+    log:
+        notebook="results/notebooks/03_jobs_and_failures.ipynb",
+    benchmark:
+        "benchmarks/notebook_jobs_and_failures.tsv"
+    threads: 1
+    resources:
+        mem_mb=lambda wc, input: 1500 + 4 * int(input.size_mb),
+        runtime=10,
+    conda:
+        "../../environment.yml"
+    notebook:
+        "../../notebooks/03_jobs_and_failures.py.ipynb"

@@ -10,7 +10,7 @@ from matplotlib.figure import Figure
 from scipy import stats
 
 from colocate.figures import style
-from colocate.trace import PRIORITY_CLASSES, TRACE_START_US, WINDOW_US
+from colocate.trace import PRIORITY_CLASSES, WINDOW_US
 
 _CLASS_ORDER = list(PRIORITY_CLASSES)[::-1]  # infrastructure on top, as the paper's legend
 
@@ -27,7 +27,9 @@ def beaumont_fig1_classes(shares: pl.DataFrame) -> Figure:
     ax.set_ylim(0, 1)
     ax.set_title("Fig 1: dominant jobs by priority class")
     ax.tick_params(axis="x", rotation=0)
-    ax.legend(title="priority class", fontsize=8, loc="upper left", bbox_to_anchor=(1, 1))
+    handles, labels = ax.get_legend_handles_labels()
+    # top of the stack first, as drawn
+    ax.legend(handles[::-1], labels[::-1], title="priority class", fontsize=8, loc="upper left", bbox_to_anchor=(1, 1))
     return fig
 
 
@@ -69,11 +71,11 @@ def beaumont_fig4_examples(dominant_windows: pl.DataFrame, examples: dict[str, i
             ax.text(0.5, 0.5, "no such job in this trace", ha="center", transform=ax.transAxes)
             continue
         s = dominant_windows.filter(pl.col("job_id") == examples[key]).sort("window")
-        days = (s["window"].to_numpy() * WINDOW_US + TRACE_START_US) / 86_400e6
+        days = s["window"].to_numpy().astype(np.float64) * WINDOW_US / 86_400e6  # since the trace start
         tasks = s["n_tasks"].to_numpy().astype(float)
         ax.plot(days, tasks / tasks.max(), lw=1, label="tasks / max")
         ax.set_ylabel("normalised number of tasks")
-        ax.set_xlabel("time (days)")
+        ax.set_xlabel("time since the trace start (days)")
         ax.set_ylim(0, 1.1)
         ax2 = ax.twinx()
         ax2.plot(days, s["cpu_sum"].to_numpy() / np.maximum(tasks, 1), lw=0.8, color="C1", label="CPU per task")
