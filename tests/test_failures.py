@@ -399,15 +399,15 @@ def test_detects_exactly_the_injected_outstanding_events(default_trace):
 
 
 def test_recovers_the_injected_maintenance_windows(default_trace):
-    """Every flagged window is an injected burst (Poisson(≈1) background alone reaches 10 with
-    probability 1e-7 per window). A burst of 10 is 9 injected removals plus the background, which is
-    0 with probability e⁻¹; bursts of 10 are 5/38 of them: ≈ 5% of bursts are missed on average (≈ 2 of
-    38, sd ≈ 1.3). We require at least 80% recall."""
+    """Flagged windows are the injected bursts. The background (negative binomial, mean 0.94,
+    variance/mean 1.41) alone reaches 10 in 0.47 of 8352 windows on average: at most 3 such windows
+    (P ≈ 0.002). A burst has at least 10 removals, so none is missed; allow 80% recall for bursts
+    that fall on a window shared with an outstanding event."""
     ev, truth, rem, eps, counts = default_trace
     flagged = set(counts.filter(pl.col("maintenance"))["window"].to_list())
     injected = set(truth["maintenance_windows"].tolist())
-    assert flagged <= injected
-    assert len(flagged) >= 0.8 * len(injected)
+    assert len(flagged - injected) <= 3
+    assert len(flagged & injected) >= 0.8 * len(injected)
     # no maintenance window is an outstanding event's
     assert not (flagged & set(counts.filter(pl.col("outstanding") > 0)["window"].to_list()) - injected)
 
