@@ -266,3 +266,18 @@ def test_job_mean_cpu_recovers_the_models_job_sizes(synthetic):
     # the jobs' log sizes spread over σ ≈ 1.1-1.7 (Table 2); each is recovered to a few percent
     assert abs(np.median(ratio)) < 0.1
     assert np.quantile(np.abs(ratio), 0.9) < 0.35
+
+
+@pytest.mark.parametrize(("common", "low", "high"), [(1.0, 1.2, 2.2), (0.0, 4.0, 1e9)])
+def test_balance_follows_the_models_common_fluctuation(common, low, high):
+    """Beaumont §4.3: with job_common_fluctuation = 1 a job's tasks move together and the per-window
+    interdecile ratio of task CPU is set by the spread of task means (task_balance_sigma 0.15: 1.5) and
+    the remaining per-record noise; with independent tasks each task's own CV (Janus's lines, ~0.6-1.2
+    for these small tasks) spreads them far wider. Median over windows of large jobs with >= 5 tasks."""
+    params = synth.SynthParams.from_dict({**TINY, "job_common_fluctuation": common})
+    out = synth.generate(params, 9, truth=True)
+    _, jw, _ = mapreduce.map_task_usage(out["task_usage"], 2, np.empty(0, np.int32))
+    large = out["truth_jobs"].filter("large")["job_id"]
+    w = jw.filter(pl.col("job_id").is_in(large.implode()) & (pl.col("n_tasks") >= 5) & (pl.col("cpu_p10") > 0))
+    ratio = float((w["cpu_p90"] / w["cpu_p10"]).median())
+    assert low <= ratio <= high, ratio

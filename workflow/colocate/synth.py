@@ -32,7 +32,9 @@ The model, table by table (every number is a field of :class:`SynthParams`):
   spiky), so that sums of N tasks turn Gaussian at Janus Table 1's rate.
   M(t) holds the production patterns and, for most tasks, short level shifts
   (Janus §3.4: the K-S test rejects time invariance for ~30% of long tasks,
-  alike for windows of 12, 24 and 36 records). 1.2% of tasks have zero
+  alike for windows of 12, 24 and 36 records). The tasks of a large job share
+  their levels and noise draws (``job_common_fluctuation``: each task keeps its
+  own law, the job's tasks move together, Beaumont §4.3). 1.2% of tasks have zero
   inst usage and a handful of records have avg > 1 (Janus §3.1). Memory is
   flat, two-cluster flat or affine in CPU per job (Beaumont §4.2).
 
@@ -62,7 +64,7 @@ from typing import Any
 
 import numpy as np
 import polars as pl
-from scipy.special import ndtr
+from scipy.special import gammaincinv, ndtr, ndtri
 
 from colocate.trace import (
     PRIORITY_CLASSES,
@@ -243,7 +245,18 @@ class SynthParams:
     # ---- tasks of large jobs
     task_cpu_mean: float = _f(0.027, "Mean CPU of a long task (Janus Table 1: mean total 0.27 for N=10 long tasks).")
     task_cpu_mean_sigma: float = _f(0.8, "Log-sd across jobs of a job's per-task mean CPU (spread of means in Janus Fig 3).")
-    task_balance_sigma: float = _f(0.3, "Log-sd of task means within a job (Beaumont §4.3: moderate load imbalance).")
+    task_balance_sigma: float = _f(
+        0.15,
+        "Log-sd of task means within a job (Beaumont §4.3, Fig 5: for about half the jobs the interdecile ratio of "
+        "task CPU stays below 2 in 80% of windows; 0.15 alone gives a ratio of 1.5).",
+    )
+    job_common_fluctuation: float = _f(
+        1.0,
+        "Share of a large task's load-level variance common to all tasks of its job (0: independent tasks). The "
+        "real trace's tasks of a job move together (Beaumont §4.3: balanced load; in the sample window of "
+        "task_usage part 0 the median within-job interdecile ratio of CPU is 1.34), while each task keeps Janus's "
+        "per-task variability; 1 leaves each task's own law unchanged.",
+    )
     task_cpu_max: float = _f(0.5, "Upper bound of a task's mean CPU.")
     max_tasks_per_job: int = _f(49983, "Most tasks in a job (Beaumont §3: the largest dominant job has 49,983).")
     # ---- small jobs and the targets they are derived from
@@ -439,6 +452,7 @@ class SynthParams:
         _number(self, "task_cpu_mean", lo=1e-6, hi=1)
         _number(self, "task_cpu_mean_sigma", lo=0, hi=5)
         _number(self, "task_balance_sigma", lo=0, hi=5)
+        _number(self, "job_common_fluctuation", lo=0, hi=1)
         _number(self, "task_cpu_max", lo=1e-4, hi=1)
         _number(self, "max_tasks_per_job", lo=1, hi=10_000_000, integer=True)
         _number(self, "short_task_share", lo=0, hi=0.999)
@@ -1386,7 +1400,7 @@ def usage_records(p: SynthParams, m: _Model, rng: np.random.Generator) -> pl.Dat
     vm = _group_var(owner, M, n)
     cz2 = np.maximum((1 + cv_y2) / (1 + vm) - 1, 0.0)
     base_y = mu[owner] * M
-    z = _mean1_noise(rng, cz2[owner])
+    z = _mean1_noise(rng, cz2[owner], _job_uniforms(p, T, owner, k, rng))
     # final std targets on the lines, against each task's realized means (what the analyses regress on);
     # only the noises Z and S' are reshaped, so patterns and levels keep their amplitudes
     n_kept = np.bincount(owner[keep], minlength=n)
@@ -1639,17 +1653,70 @@ def _regime_draws(p: SynthParams, T: dict, owner, pos, rng) -> np.ndarray:
     change = (rng.random(rows.size) < 1.0 / p.level_shift_records) | first
     regime = np.cumsum(change) - 1
     out[rows] = rng.uniform(-math.sqrt(3), math.sqrt(3), int(change.sum()))[regime]
+    rho = p.job_common_fluctuation
+    if rho > 0:
+        # the same regime process for every task of a large job, indexed by absolute window: a task's own
+        # law is unchanged (geometric regimes, uniform levels), its job's tasks move together (Beaumont §4.3)
+        shared = _job_regimes(p, T, owner[rows], (T["k0"][owner] + pos)[rows], rng)
+        large = T["large"][owner[rows]]
+        out[rows] = np.where(large, math.sqrt(rho) * shared + math.sqrt(1 - rho) * out[rows], out[rows])
     return out
 
 
-def _mean1_noise(rng: np.random.Generator, v: np.ndarray) -> np.ndarray:
-    """Positive noise with mean 1 and variance v per draw: gamma (v ≤ 1) or log-normal (v > 1); 1 where v = 0."""
+def _job_windows(T: dict, task: np.ndarray, k: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
+    """A flat index of (job, window) over the windows each job's given records span, and each job's first slot."""
+    job = T["job"][task]
+    nj = int(T["job"].max()) + 1 if T["job"].size else 0
+    lo = np.full(nj, np.iinfo(np.int64).max)
+    hi = np.full(nj, -1)
+    np.minimum.at(lo, job, k)
+    np.maximum.at(hi, job, k)
+    span = np.where(hi >= lo, hi - lo + 1, 0)
+    offset = np.concatenate([[0], np.cumsum(span)[:-1]]).astype(np.int64)
+    return offset[job] + (k - lo[job]), offset[span > 0], int(span.sum())
+
+
+def _job_regimes(p: SynthParams, T: dict, task: np.ndarray, k: np.ndarray, rng) -> np.ndarray:
+    """One regime process per job over the windows its tasks span: levels uniform (mean 0, variance 1), new after
+    a geometric number of windows (mean ``level_shift_records``). Returns the level at (task's job, window k)."""
+    slot, starts, total = _job_windows(T, task, k)
+    start = np.zeros(total, dtype=bool)
+    start[starts] = True
+    change = (rng.random(total) < 1.0 / p.level_shift_records) | start
+    levels = rng.uniform(-math.sqrt(3), math.sqrt(3), int(change.sum()))
+    return levels[(np.cumsum(change) - 1)[slot]]
+
+
+def _job_uniforms(p: SynthParams, T: dict, owner: np.ndarray, k: np.ndarray, rng) -> np.ndarray | None:
+    """Per-record uniforms for the noise Z: a Gaussian copula with a factor common to the job's tasks in each window
+    (weight ``job_common_fluctuation``) on large tasks, independent elsewhere. None when nothing is shared."""
+    rho = p.job_common_fluctuation
+    if rho <= 0:
+        return None
+    g = rng.standard_normal(owner.size)
+    rows = np.flatnonzero(T["large"][owner])
+    slot, _, total = _job_windows(T, owner[rows], k[rows])
+    common = rng.standard_normal(total)[slot]
+    g[rows] = math.sqrt(rho) * common + math.sqrt(1 - rho) * g[rows]
+    return ndtr(g)
+
+
+def _mean1_noise(rng: np.random.Generator, v: np.ndarray, u: np.ndarray | None = None) -> np.ndarray:
+    """Positive noise with mean 1 and variance v per draw: gamma (v ≤ 1) or log-normal (v > 1); 1 where v = 0.
+
+    With ``u`` (uniforms, one per draw) the draws are the inverse CDFs at u, so that draws sharing a u move together.
+    """
     out = np.ones(v.size)
     g = (v > 1e-8) & (v <= 1.0)
-    out[g] = rng.gamma(1.0 / v[g], v[g])
     ln = v > 1.0
     s = np.sqrt(np.log1p(v[ln]))
-    out[ln] = np.exp(s * rng.standard_normal(int(ln.sum())) - 0.5 * s * s)
+    if u is None:
+        out[g] = rng.gamma(1.0 / v[g], v[g])
+        out[ln] = np.exp(s * rng.standard_normal(int(ln.sum())) - 0.5 * s * s)
+    else:
+        uu = np.clip(u, 1e-12, 1 - 1e-12)
+        out[g] = gammaincinv(1.0 / v[g], uu[g]) * v[g]
+        out[ln] = np.exp(s * ndtri(uu[ln]) - 0.5 * s * s)
     return out
 
 
