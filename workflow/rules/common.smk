@@ -96,6 +96,9 @@ def shard_stems(table):
     if SOURCE == "google":
         from colocate.download import SHARDS_PER_TABLE, select_shards
 
+        if table not in config["trace"]["tables"]:
+            return []
+
         rel = select_shards(table, config["trace"]["shards"], SHARDS_PER_TABLE)
         return [Path(r).name.removesuffix(".csv.gz") for r in rel]
     found = sorted(Path(p).name.removesuffix(".csv.gz") for p in glob.glob(f"{TRACE_ROOT}/{table}/part-*.csv.gz"))
