@@ -281,3 +281,33 @@ def test_balance_follows_the_models_common_fluctuation(common, low, high):
     w = jw.filter(pl.col("job_id").is_in(large.implode()) & (pl.col("n_tasks") >= 5) & (pl.col("cpu_p10") > 0))
     ratio = float((w["cpu_p90"] / w["cpu_p10"]).median())
     assert low <= ratio <= high, ratio
+
+
+@settings(max_examples=25, deadline=None)
+@given(chunk=st.integers(1, 9), seed=st.integers(0, 10_000))
+def test_dominant_by_chunks_equals_the_whole_table_at_once(chunk, seed):
+    """Chunking the windows (and a window cut in two pieces by a shard boundary) changes nothing."""
+    rng = np.random.default_rng(seed)
+    n_windows, n = 8, 60
+    jw = _jw([(int(rng.integers(1, 12)), int(rng.integers(0, n_windows)), float(rng.exponential())) for _ in range(n)])
+    jw = jw.unique(["job_id", "window"], keep="first")
+    whole = jobs.merge_job_windows(jw)
+    flagged = jobs.flag_dominant(whole, 0.9)
+    ids = flagged.filter("in_Di")["job_id"].unique().sort()
+    want_rows = flagged.filter(pl.col("job_id").is_in(ids.implode())).drop("in_Di").sort("job_id", "window")
+    want_totals = jobs.window_totals(flagged, ids)
+    # split window 3's rows into two pieces (half the CPU each), as two shards would hold them
+    w3 = jw.filter(pl.col("window") == 3).with_columns(pl.col("cpu_sum") / 2, pl.col("mem_sum") / 2, pl.lit(0, pl.Int32).alias("n_tasks"))
+    pieces = pl.concat([jw.with_columns(pl.when(pl.col("window") == 3).then(pl.col("cpu_sum") / 2).otherwise("cpu_sum").alias("cpu_sum"),
+                                        pl.when(pl.col("window") == 3).then(pl.col("mem_sum") / 2).otherwise("mem_sum").alias("mem_sum")), w3])
+    load = lambda lo, hi: pieces.filter(pl.col("window").is_between(lo, hi - 1))  # noqa: E731
+    rows, totals = jobs.dominant_by_chunks(load, n_windows, 0.9, chunk)
+    assert set(rows["job_id"]) == set(want_rows["job_id"])
+    assert np.allclose(rows["cpu_sum"].to_numpy(), want_rows["cpu_sum"].to_numpy())
+    assert totals.select("window", "jobs", "jobs_Di", "jobs_D").equals(want_totals.select("window", "jobs", "jobs_Di", "jobs_D"))
+    assert np.allclose(totals["cpu_D"].to_numpy(), want_totals["cpu_D"].to_numpy())
+
+
+def test_dominant_by_chunks_rejects_a_bad_chunk():
+    with pytest.raises(ValueError, match="chunk"):
+        jobs.dominant_by_chunks(lambda lo, hi: _jw([(1, 0, 1.0)]), 4, 0.9, 0)

@@ -23,6 +23,8 @@ pieces, never on raw records, so the full trace's 8352 windows fit in memory.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import polars as pl
 
@@ -134,6 +136,29 @@ def flag_dominant(job_windows: pl.DataFrame, cpu_share: float = 0.9) -> pl.DataF
         )
         .sort("window", "job_id")
     )
+
+
+def dominant_by_chunks(
+    load: Callable[[int, int], pl.DataFrame], n_windows: int, cpu_share: float = 0.9, chunk: int = 288
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """D and its job × window rows, ``chunk`` windows at a time (Beaumont §3), in memory bounded by a chunk.
+
+    ``load(lo, hi)`` returns the job × window aggregates of windows lo ≤ w < hi
+    (pieces of a window cut by a shard boundary are merged here). Two passes:
+    the first finds D = ∪ D_i, the second keeps D's rows and the per-window
+    totals (:func:`window_totals`). Returns (D's rows sorted by job and window, totals).
+    """
+    if chunk < 1:
+        raise ValueError(f"chunk must be >= 1 window, got {chunk}")
+    bounds = [(lo, min(lo + chunk, n_windows)) for lo in range(0, n_windows, chunk)]
+    ids = [flag_dominant(merge_job_windows(load(lo, hi)), cpu_share).filter("in_Di")["job_id"].unique() for lo, hi in bounds]
+    dominant_ids = pl.concat(ids).unique().sort() if ids else pl.Series("job_id", [], dtype=pl.Int64)
+    rows, totals = [], []
+    for lo, hi in bounds:
+        flagged = flag_dominant(merge_job_windows(load(lo, hi)), cpu_share)
+        totals.append(window_totals(flagged, dominant_ids))
+        rows.append(flagged.filter(pl.col("job_id").is_in(dominant_ids.implode())).drop("in_Di"))
+    return pl.concat(rows).sort("job_id", "window"), pl.concat(totals).sort("window")
 
 
 def window_totals(flagged: pl.DataFrame, dominant_ids: pl.Series) -> pl.DataFrame:

@@ -81,6 +81,7 @@ rule dominant_jobs:
         totals="results/jobs/window_totals.parquet",
     params:
         cpu_share=JOBS["dominant_cpu_share"],
+        chunk_windows=JOBS["chunk_windows"],
         n_windows=N_WINDOWS,
         code=code_digest("jobs", "io"),
     log:
@@ -89,8 +90,8 @@ rule dominant_jobs:
         "benchmarks/jobs/dominant_jobs.tsv"
     threads: 2
     resources:
-        # all job × window aggregates at once: ~60 bytes per row, ×3 for the sort (35M rows on the real trace)
-        mem_mb=lambda wc, input: 1000 + 8 * int(input.size_mb),
+        # one chunk of windows at a time (~1.2 M rows for a day of the real trace) plus D's rows (~2 M)
+        mem_mb=lambda wc, input: 2000 + int(input.size_mb) // 4,
         runtime=20,
     conda:
         "../../environment.yml"

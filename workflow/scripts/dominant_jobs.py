@@ -5,12 +5,12 @@ from colocate import io, jobs, logs
 
 log = logs.to_file(snakemake.log[0])
 p = snakemake.params
-job_windows = jobs.merge_job_windows(pl.concat([pl.read_parquet(f) for f in snakemake.input.job_windows]))
-flagged = jobs.flag_dominant(job_windows, p.cpu_share)
-dominant_ids = flagged.filter("in_Di")["job_id"].unique().sort()
-windows = flagged.filter(pl.col("job_id").is_in(dominant_ids.implode())).drop("in_Di").sort("job_id", "window")
+scan = pl.scan_parquet(list(snakemake.input.job_windows))
+# a day of windows at a time: row-group statistics keep each read to the shards holding it
+load = lambda lo, hi: scan.filter(pl.col("window").is_between(lo, hi - 1)).collect()  # noqa: E731
+windows, totals = jobs.dominant_by_chunks(load, p.n_windows, p.cpu_share, p.chunk_windows)
 io.write_parquet(windows, snakemake.output.windows)
-io.write_parquet(jobs.window_totals(flagged, dominant_ids), snakemake.output.totals)
+io.write_parquet(totals, snakemake.output.totals)
 dominant = jobs.dominant_jobs(windows, pl.read_parquet(snakemake.input.jobs), p.n_windows)
 io.write_parquet(dominant, snakemake.output.dominant)
-log.info("%d jobs, %d dominant; by class:\n%s", job_windows["job_id"].n_unique(), dominant.height, dominant.group_by("class").len())
+log.info("%d job x window rows, %d dominant jobs; by class:\n%s", totals["jobs"].sum(), dominant.height, dominant.group_by("class").len().sort("class"))
