@@ -410,14 +410,15 @@ def test_recovery_of_the_shares(recovered):
 def test_recovery_of_lines_and_noise(recovered):
     _, classified, fits, lines = recovered
     slope_jobs = classified.filter((pl.col("category") == "Slope") & (pl.col("memory_shape") == "slope")).select("job_id")
-    f = fits.join(slope_jobs, on="job_id").join(lines, on="job_id")
+    # a job's tasks move together (synthetic.job_common_fluctuation), so a cluster's CPU spread is mostly across
+    # windows: a cluster of a handful of points pins its line poorly; judge the clusters of >= 20 points
+    f = fits.join(slope_jobs, on="job_id").join(lines, on="job_id").filter(pl.col("n_points") >= 20)
     assert f.height >= 15
-    # memory = a + b·CPU with 2% multiplicative noise over ≥ 18 points: intercept within 10%; a job's tasks move
-    # together (synthetic.job_common_fluctuation), so the CPU spread of a small cluster is mostly across windows
-    # and its slope's standard error reaches ~7%: slopes within 20%, and within 5% for the median job
-    assert ((f["intercept"] / f["a"] - 1).abs() < 0.1).all()
-    assert ((f["slope"] / f["b"] - 1).abs() < 0.2).all()
-    assert (f["slope"] / f["b"] - 1).abs().median() < 0.05
+    # memory = a + b·CPU with 2% multiplicative noise over >= 20 points: the slope's standard error, and the
+    # intercept's (an extrapolation to CPU 0), reach ~7%: both within 20%, and within 5% for the median job
+    for fitted, true in (("intercept", "a"), ("slope", "b")):
+        err = (f[fitted] / f[true] - 1).abs()
+        assert (err < 0.2).all() and err.median() < 0.05, fitted
     flat = fits.join(classified.filter(pl.col("memory_shape") == "flat").select("job_id"), on="job_id")
     # the injected noise is 2% of the level: CV of the residuals ≈ 0.02
     assert flat["cv"].median() == pytest.approx(0.02, abs=0.003)

@@ -250,6 +250,12 @@ class SynthParams:
         "Log-sd of task means within a job (Beaumont §4.3, Fig 5: for about half the jobs the interdecile ratio of "
         "task CPU stays below 2 in 80% of windows; 0.15 alone gives a ratio of 1.5).",
     )
+    avg_floor_share: float = _f(
+        0.05,
+        "Smallest 5-minute average (CPU rate) of a running large task, as a share of its mean: the per-task reshaping "
+        "to Janus's CVs and skewness would clip a low tail at exactly 0 (12-23% of records; the real sample window "
+        "of task_usage part 0 has 2.7% exact zeros), which makes a job's tasks look unbalanced (Beaumont Fig 5).",
+    )
     job_common_fluctuation: float = _f(
         1.0,
         "Share of a large task's load-level variance common to all tasks of its job (0: independent tasks). The "
@@ -453,6 +459,7 @@ class SynthParams:
         _number(self, "task_cpu_mean_sigma", lo=0, hi=5)
         _number(self, "task_balance_sigma", lo=0, hi=5)
         _number(self, "job_common_fluctuation", lo=0, hi=1)
+        _number(self, "avg_floor_share", lo=0, hi=1)
         _number(self, "task_cpu_max", lo=1e-4, hi=1)
         _number(self, "max_tasks_per_job", lo=1, hi=10_000_000, integer=True)
         _number(self, "short_task_share", lo=0, hi=0.999)
@@ -1274,12 +1281,20 @@ def _task_variability(p: SynthParams, m: _Model, rng: np.random.Generator) -> No
     mu = np.maximum(T["mu"], 1e-6)
     T["eta_avg"] = _mean1_lognormal(rng, p.std_scatter_sigma, n)
     T["eta_inst"] = T["eta_avg"] * _mean1_lognormal(rng, p.inst_scatter_sigma, n)
-    nrec = T["k1"] - T["k0"] + 1
-    fit = (nrec >= 24) & ~T["failing"] & ~T["all_zero"]
-    T["avg_std_target"] = _std_target(p, mu, T["eta_avg"], fit, "avg")
     T["shape"] = _choice(rng, n, [p.inst_shape_shares[s] for s in SHAPES]).astype(np.int64)
     T["bimodal_low_share"] = rng.uniform(0.3, 0.7, n)
     T["nonstationary"] = rng.random(n) < p.nonstationary_share
+    if p.job_common_fluctuation > 0:
+        # tasks of a large job that move together also share their scatter around Janus's lines (each task's own
+        # law is unchanged), so that their spikes match in size (Beaumont Fig 5)
+        nj = int(T["job"].max()) + 1
+        share = T["large"]
+        job = T["job"][share]
+        T["eta_avg"][share] = _mean1_lognormal(rng, p.std_scatter_sigma, nj)[job]
+        T["eta_inst"][share] = T["eta_avg"][share] * _mean1_lognormal(rng, p.inst_scatter_sigma, nj)[job]
+    nrec = T["k1"] - T["k0"] + 1
+    fit = (nrec >= 24) & ~T["failing"] & ~T["all_zero"]
+    T["avg_std_target"] = _std_target(p, mu, T["eta_avg"], fit, "avg")
 
 
 def _std_target(p: SynthParams, mean, eta, fit, kind: str, floor=None, n_records=None) -> np.ndarray:
@@ -1413,6 +1428,10 @@ def usage_records(p: SynthParams, m: _Model, rng: np.random.Generator) -> pl.Dat
     y = np.minimum(base_y * _match_cv(base_y, z, owner, n, sy / my, match, keep), 1.0)
     # each task's skewness after its CV (busy: peaked, near-idle: spiky), by a monotone per-task reshaping
     y = np.minimum(_reshape_skew(y, owner, n, match, keep, _skew_target(p.avg_skew_by_cv, sy / my, p.skew_margin)), 1.0)
+    # a running large task's 5-minute average is rarely exactly 0 (2.7% of records in the real sample window): the
+    # reshaping's clipped low tail goes to a floor of avg_floor_share of the task's mean instead
+    my = np.maximum(_group_mean(ok, y[keep], n), 1e-9)
+    y = np.where(T["large"][owner] & ~T["all_zero"][owner], np.maximum(y, p.avg_floor_share * my[owner]), y)
     # inst = y·L2·S': L2 follows the task's levels with a share of the inst-only variance, S' is per record
     my = np.maximum(_group_mean(ok, y[keep], n), 1e-9)
     cvy2 = _group_var(ok, y[keep], n) / my**2
