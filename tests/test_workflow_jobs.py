@@ -89,3 +89,39 @@ def test_a_bad_job_events_shard_fails_naming_file_and_line(tiny_run, tmp_path):
     assert "job_events/part-00000-of-00001.csv.gz:3" in log
     assert not (work / target).exists()
     assert not list(Path(work / "results/map").glob("job_events/*.tmp"))
+
+
+SAMPLE = Path(__file__).resolve().parents[2] / "shared" / "data" / "google-2011-sample"
+
+
+@pytest.mark.skipif(not SAMPLE.exists(), reason="shared/data sample not beside the checkout")
+def test_the_beaumont_rules_run_on_the_real_sample_files(tmp_path):
+    """The real trace's format (source: local): two task_events shards, a job_events shard, one window of
+    task_usage. Too little for the papers' numbers, enough to show the rules read the real files unchanged."""
+    root = tmp_path / "trace"
+    for table, src, name in (
+        ("task_events", "part-00001-of-00500.csv.gz", None),
+        ("task_events", "part-00002-of-00500.csv.gz", None),
+        ("job_events", "part-00001-of-00500.csv.gz", None),
+        ("task_usage", "head-10000-of-part-00000-of-00500.csv.gz", "part-00000-of-00500.csv.gz"),
+    ):
+        (root / table).mkdir(parents=True, exist_ok=True)
+        shutil.copy(SAMPLE / table / src, root / table / (name or src))
+    work = tmp_path / "w"
+    work.mkdir()
+    write_config(work, scale="default", trace={"source": "local", "path": str(root)})
+    targets = ["results/summary/beaumont_jobs.csv", "results/tables/beaumont_table3_durations.csv",
+               "results/summary/beaumont_cpumem.csv", "results/summary/beaumont_periodicity.csv"]
+    snakemake(work, *targets)
+    jobs = pl.read_parquet(work / "results/jobs/jobs.parquet")
+    # job_events part 1 holds 3,099 events; every job it names gets a lifetime, in minutes, within the trace
+    lived = jobs.filter(pl.col("duration_min").is_not_null())
+    assert lived.height > 500 and lived["duration_min"].is_between(0, 8352 * 5).all()
+    assert set(jobs["class"].drop_nulls()) <= {"gratis", "other", "production", "monitoring", "infrastructure"}
+    t1 = {r["statistic"]: r for r in pl.read_csv(work / "results/tables/beaumont_table1_dominant.csv").iter_rows(named=True)}
+    assert t1["min"]["R_cpu_Di"] >= 0.9
+    # the task_usage head is a single window (600-900 s): one row per statistic, |D_i| jobs in it
+    windows = pl.read_parquet(work / "results/jobs/window_totals.parquet")
+    assert windows["window"].to_list() == [0] and windows["jobs_Di"][0] >= 1
+    summary = pl.read_csv(work / "results/summary/beaumont_jobs.csv")
+    assert "without task_events" in summary.filter(pl.col("quantity") == "Fig 1: class with most CPU")["note"][0]

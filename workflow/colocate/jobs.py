@@ -524,7 +524,8 @@ def summary_rows(
         ("tasks per dominant job (mean / max)", "470 / 49,983", f"{tasks_per_job.mean():.0f} / {tasks_per_job.max()}", "distinct tasks in task_events"),
         ("Fig 1: D's share of all tasks", "65%", total["tasks"], ""),
         ("Fig 1: production / gratis share of tasks", "27% / 21%", f"{sh.get('production', {}).get('tasks', 0):.1%} / {sh.get('gratis', {}).get('tasks', 0):.1%}", ""),
-        ("Fig 1: class with most CPU", "production", top, ""),
+        ("Fig 1: class with most CPU", "production", top,
+         f"'unknown': {sh['unknown']['cpu']:.1%} of the CPU is jobs without task_events in the shards read" if "unknown" in sh else ""),
     ]
     paper_sigma = {("cpu", "production"): "1.33", ("cpu", "gratis"): "1.43", ("cpu", "other"): "1.10",
                    ("memory", "production"): "1.60", ("memory", "gratis"): "1.97", ("memory", "other"): "1.30"}
