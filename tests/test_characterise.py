@@ -608,3 +608,18 @@ def test_normalisation_to_ninety_percent():
         aggregate.normalise_to_peak(np.zeros(3))
     with pytest.raises(ValueError, match="NaN"):
         aggregate.utilisation(frame.with_columns(usage=pl.lit(float("nan"))), ["size"])
+
+
+def test_rejection_shares_cluster_by_job():
+    """Tasks of a job with identical outcomes carry one job's worth of information: the job-clustered
+    interval is as wide as for the jobs alone, wider than Wilson's over the tasks."""
+    jobs = np.repeat(np.arange(20), 10)
+    rejected = np.repeat(np.arange(20) % 4 == 0, 10)  # 5 of 20 jobs reject with all their tasks
+    t = pl.DataFrame({"delta": 12, "pvalue": np.where(rejected, 0.01, 0.5), "job_id": jobs})
+    clustered = ch.rejection_shares(t, 0.05).row(0, named=True)
+    wilson = ch.rejection_shares(t.drop("job_id"), 0.05).row(0, named=True)
+    assert clustered["share"] == wilson["share"] == 0.25 and clustered["jobs"] == 20
+    assert clustered["ci_hi"] - clustered["ci_lo"] > 2 * (wilson["ci_hi"] - wilson["ci_lo"])
+    # one row per job gives (about) the interval of the 20 jobs alone: 0.25 ± 1.96·sqrt(.25·.75/19)·sqrt(19/20)
+    half = 1.96 * math.sqrt(0.25 * 0.75 / 20)
+    assert clustered["ci_lo"] == pytest.approx(0.25 - half, abs=0.01)
