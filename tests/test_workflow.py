@@ -14,7 +14,7 @@ import numpy as np
 import polars as pl
 import pytest
 
-from wfutil import planned_rules, snakemake, write_config
+from wfutil import assert_config_rejected, planned_rules, snakemake, write_config
 
 pytestmark = pytest.mark.workflow
 
@@ -73,11 +73,7 @@ def test_changing_a_realization_setting_reruns_only_realizations(tiny_run, tmp_p
     ],
 )
 def test_invalid_config_is_rejected_naming_the_key(tmp_path, sections, key):
-    write_config(tmp_path, **sections)
-    res = snakemake(tmp_path, "-n", check=False)
-    assert res.returncode != 0
-    assert key in res.stdout + res.stderr
-    assert not (tmp_path / "results").exists() and not (tmp_path / "resources").exists()
+    assert_config_rejected(tmp_path, key, **sections)
 
 
 # ----------------------------------------------------------------------------- other trace sources

@@ -15,7 +15,7 @@ import numpy as np
 import polars as pl
 import pytest
 
-from wfutil import TINY, snakemake, write_config
+from wfutil import TINY, assert_config_rejected, snakemake, write_config
 
 from colocate import trace
 
@@ -191,8 +191,4 @@ def test_unknown_event_type_fails_naming_file_and_line(tmp_path):
     ],
 )
 def test_bad_config_value_names_the_key(tmp_path, section, key):
-    write_config(tmp_path, failures=section)
-    res = snakemake(tmp_path, "-n", "results/summary/beaumont_failures.csv", check=False)
-    assert res.returncode != 0
-    assert key in res.stdout + res.stderr
-    assert not (tmp_path / "results").exists()
+    assert_config_rejected(tmp_path, key, failures=section)

@@ -9,7 +9,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from wfutil import TINY, snakemake, write_config
+from wfutil import TINY, assert_config_rejected, snakemake, write_config
 
 pytestmark = pytest.mark.workflow
 
@@ -125,3 +125,12 @@ def test_the_beaumont_rules_run_on_the_real_sample_files(tmp_path):
     assert windows["window"].to_list() == [0] and windows["jobs_Di"][0] >= 1
     summary = pl.read_csv(work / "results/summary/beaumont_jobs.csv")
     assert "without task_events" in summary.filter(pl.col("quantity") == "Fig 1: class with most CPU")["note"][0]
+
+
+@pytest.mark.parametrize(
+    ("section", "key"),
+    [({"dominant_cpu_share": 0}, "dominant_cpu_share"), ({"chunk_windows": 0}, "chunk_windows"),
+     ({"balance_quantile": 1.5}, "balance_quantile"), ({"mixture_ninit": 3}, "mixture_ninit")],
+)
+def test_invalid_jobs_config_is_rejected_naming_the_key(tmp_path, section, key):
+    assert_config_rejected(tmp_path, key, jobs=section)

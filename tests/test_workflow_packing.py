@@ -9,7 +9,7 @@ import numpy as np
 import polars as pl
 import pytest
 
-from wfutil import planned_rules, snakemake, write_config
+from wfutil import assert_config_rejected, planned_rules, snakemake, write_config
 
 pytestmark = pytest.mark.workflow
 
@@ -131,8 +131,4 @@ def test_adding_a_capacity_runs_only_the_new_setting(packing_run, tmp_path):
     ],
 )
 def test_bad_packing_config_is_rejected_naming_the_key(tmp_path, packing, needle):
-    write_config(tmp_path, packing={**PACKING, **packing})
-    res = snakemake(tmp_path, "-n", check=False)
-    assert res.returncode != 0
-    assert needle in res.stdout + res.stderr
-    assert not (tmp_path / "results").exists()
+    assert_config_rejected(tmp_path, needle, packing={**PACKING, **packing})

@@ -9,7 +9,7 @@ import polars as pl
 import pytest
 import yaml
 
-from wfutil import REPO, snakemake, write_config
+from wfutil import REPO, assert_config_rejected, snakemake
 
 from colocate import periodic_packing as pp, periodicity as pe
 
@@ -104,11 +104,7 @@ def test_summary_puts_the_papers_numbers_beside_ours(tiny_run):
     ],
 )
 def test_invalid_config_is_rejected_naming_the_key(tmp_path, section, key):
-    write_config(tmp_path, periodicity=section)
-    res = snakemake(tmp_path, "-n", check=False)
-    assert res.returncode != 0
-    assert key in res.stdout + res.stderr
-    assert not (tmp_path / "results").exists()
+    assert_config_rejected(tmp_path, key, periodicity=section)
 
 
 def test_bad_dominant_windows_fail_naming_the_file_and_leave_no_output(tiny_run, tmp_path):

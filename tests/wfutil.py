@@ -47,3 +47,12 @@ def planned_rules(workdir: Path) -> set[str]:
     if "Nothing to be done" in out:
         return set()
     return {m.group(1) for m in re.finditer(r"^(\w+)\s+\d+\s*$", out, re.M)} - {"total"}
+
+
+def assert_config_rejected(workdir: Path, needle: str, **sections) -> None:
+    """A config with ``sections`` fails the dry run, the message names ``needle`` (the key), and nothing is written."""
+    write_config(workdir, **sections)
+    res = snakemake(workdir, "-n", check=False)
+    assert res.returncode != 0
+    assert needle in res.stdout + res.stderr
+    assert not (workdir / "results").exists() and not (workdir / "resources").exists()
