@@ -35,7 +35,8 @@ MAIN_CLASSES = ("production", "gratis", "other")
 #: Job events that end a job (schema v2.1): EVICT, FAIL, FINISH, KILL, LOST.
 TERMINAL_EVENTS = (EventType.EVICT, EventType.FAIL, EventType.FINISH, EventType.KILL, EventType.LOST)
 JOB_WINDOW_COLUMNS = ["job_id", "window", "n_tasks", "n_records", "cpu_sum", "mem_sum", "cpu_p10", "cpu_p90"]
-_STATS = ("mean", "std", "min", "25%", "50%", "75%", "max")
+#: Rows of Beaumont Tables 1 and 4.
+TABLE_STATS = ("mean", "std", "min", "25%", "50%", "75%", "max")
 
 
 # ----------------------------------------------------------------------------- job table
@@ -186,27 +187,21 @@ def window_totals(flagged: pl.DataFrame, dominant_ids: pl.Series) -> pl.DataFram
     )
 
 
+def describe(v: np.ndarray) -> list[float | None]:
+    """The rows of Beaumont's Tables 1 and 4 (:data:`TABLE_STATS`: mean, std, min, quartiles, max) of the finite values."""
+    v = np.asarray(v, dtype=np.float64)
+    v = v[np.isfinite(v)]
+    if v.size == 0:
+        return [None] * len(TABLE_STATS)
+    q = np.quantile(v, [0.25, 0.5, 0.75])
+    return [float(v.mean()), float(v.std(ddof=1)) if v.size > 1 else 0.0, float(v.min()), *map(float, q), float(v.max())]
+
+
 def _describe(values: dict[str, np.ndarray]) -> pl.DataFrame:
-    rows = []
-    for stat in _STATS:
-        row = {"statistic": stat}
-        for name, v in values.items():
-            v = np.asarray(v, dtype=np.float64)
-            v = v[np.isfinite(v)]
-            if v.size == 0:
-                row[name] = None
-            elif stat == "mean":
-                row[name] = float(v.mean())
-            elif stat == "std":
-                row[name] = float(v.std(ddof=1)) if v.size > 1 else 0.0
-            elif stat == "min":
-                row[name] = float(v.min())
-            elif stat == "max":
-                row[name] = float(v.max())
-            else:
-                row[name] = float(np.quantile(v, int(stat[:-1]) / 100))
-        rows.append(row)
-    return pl.DataFrame(rows)
+    cols = {name: describe(v) for name, v in values.items()}
+    return pl.DataFrame(
+        {"statistic": list(TABLE_STATS), **cols}, schema={"statistic": pl.String, **{k: pl.Float64 for k in cols}}
+    )
 
 
 def dominant_table(totals: pl.DataFrame) -> pl.DataFrame:

@@ -77,6 +77,8 @@ import numpy as np
 import polars as pl
 from scipy import fft, stats
 
+from colocate.jobs import TABLE_STATS, describe
+
 #: Periods of the periodic components, in 5-minute windows.
 WINDOWS_PER_HOUR = 12
 WINDOWS_PER_DAY = 288
@@ -85,7 +87,6 @@ PERIODS = {"hourly": WINDOWS_PER_HOUR, "daily": WINDOWS_PER_DAY, "weekly": WINDO
 #: Components of Beaumont Table 4 (long_term: period = the trace's length).
 COMPONENTS = ("hourly", "daily", "weekly", "long_term")
 TABLE4_COLUMNS = (*COMPONENTS, "noise")
-STATS = ("mean", "std", "min", "25%", "50%", "75%", "max")
 #: Beaumont et al. Table 4: ratio of amplitude to mean (mean, std, min, 25%, 50%, 75%, max).
 PAPER_TABLE4 = {
     "hourly": (0.057, 0.246, 0.001, 0.004, 0.007, 0.009, 1.612),
@@ -305,25 +306,16 @@ def components(
 # ----------------------------------------------------------------------------- Table 4, weekly shape, phases
 
 
-def _stats(v: np.ndarray) -> list[float | None]:
-    v = np.asarray(v, dtype=np.float64)
-    v = v[np.isfinite(v)]
-    if v.size == 0:
-        return [None] * len(STATS)
-    q = np.quantile(v, [0.25, 0.5, 0.75])
-    return [float(v.mean()), float(v.std(ddof=1)) if v.size > 1 else 0.0, float(v.min()), *map(float, q), float(v.max())]
-
-
 def table4(comps: pl.DataFrame) -> pl.DataFrame:
     """Beaumont Table 4: mean, std, min, quartiles and max of each ratio over the jobs, beside the paper's.
 
     Columns ``hourly`` … ``noise`` are ours, ``paper_<column>`` the paper's;
     a last row ``jobs`` counts the jobs with a finite ratio.
     """
-    rows: dict[str, list] = {"statistic": [*STATS, "jobs"]}
+    rows: dict[str, list] = {"statistic": [*TABLE_STATS, "jobs"]}
     for c in TABLE4_COLUMNS:
         v = comps[f"{c}_ratio"].cast(pl.Float64).to_numpy() if comps.height else np.zeros(0)
-        rows[c] = [*_stats(v), float(np.isfinite(v).sum())]
+        rows[c] = [*describe(v), float(np.isfinite(v).sum())]
     for c in TABLE4_COLUMNS:
         rows[f"paper_{c}"] = [*PAPER_TABLE4[c], None]
     return pl.DataFrame(rows, schema={"statistic": pl.String, **{k: pl.Float64 for k in rows if k != "statistic"}})

@@ -76,9 +76,8 @@ from colocate.trace import (
     polars_schema,
 )
 
-#: Priority classes of Beaumont et al. §1.1 (after Reiss et al.): name -> allowed priorities.
-CLASSES = PRIORITY_CLASSES
-CLASS_NAMES = tuple(CLASSES)
+#: Names of the priority classes of Beaumont et al. §1.1 (colocate.trace.PRIORITY_CLASSES), lowest first.
+CLASS_NAMES = tuple(PRIORITY_CLASSES)
 #: Inst shape families (Janus & Rzadca Fig 4): gamma (exponential-like or peaked),
 #: zero-inflated (mostly near zero), bimodal (mixed).
 SHAPES = ("gamma", "zero_inflated", "bimodal")
@@ -604,8 +603,8 @@ def _priorities(v: Any, cls: str) -> None:
     if not isinstance(v, (list, tuple)) or not v:
         raise _bad(key, "expected a list of [priority, weight] rows")
     for row in v:
-        if not isinstance(row, (list, tuple)) or len(row) != 2 or row[0] not in CLASSES[cls] or isinstance(row[0], bool):
-            raise _bad(key, f"priority of class {cls} must be one of {CLASSES[cls]}, got {row!r}")
+        if not isinstance(row, (list, tuple)) or len(row) != 2 or row[0] not in PRIORITY_CLASSES[cls] or isinstance(row[0], bool):
+            raise _bad(key, f"priority of class {cls} must be one of {PRIORITY_CLASSES[cls]}, got {row!r}")
         _num(row[1], key, 0, 1e9)
     if sum(r[1] for r in v) <= 0:
         raise _bad(key, "weights must not all be 0")
