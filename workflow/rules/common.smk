@@ -2,6 +2,7 @@
 import copy
 import glob
 import hashlib
+import re
 from pathlib import Path
 
 import jsonschema
@@ -71,13 +72,37 @@ N_WINDOWS = (
 LIB = Path(workflow.basedir) / "workflow" / "colocate"
 
 
+_IMPORT_RE = re.compile(r"^[ \t]*from colocate(\.[\w.]+)? import (\([^)]*\)|[^\n]+)", re.M)
+
+
+def _library_imports(module):
+    """Library modules that ``module`` (a name below colocate, e.g. "figures.jobs") imports."""
+    found = set()
+    for sub, names in _IMPORT_RE.findall((LIB / f"{module.replace('.', '/')}.py").read_text()):
+        base = sub.lstrip(".")
+        if base:
+            found.add(f"{base}.__init__" if (LIB / base).is_dir() else base)
+        for name in re.findall(r"\w+", names.replace(" as ", " ")):
+            candidate = f"{base}.{name}" if base else name
+            if (LIB / f"{candidate.replace('.', '/')}.py").exists():
+                found.add(candidate)
+    return found
+
+
 def code_digest(*modules):
     """Digest of the library modules a job runs (a param), so that editing the science reruns what it feeds.
 
-    Modules are named as imported below colocate, e.g. "mapreduce" or "figures.placement".
+    Modules are named as imported below colocate, e.g. "mapreduce" or "figures.placement"; the library
+    modules they import (transitively) are included, so a rule lists only what its script calls.
     """
+    todo, seen = list(modules), set()
+    while todo:
+        m = todo.pop()
+        if m not in seen:
+            seen.add(m)
+            todo.extend(_library_imports(m) - seen)
     h = hashlib.sha256()
-    for m in modules:
+    for m in sorted(seen):
         h.update((LIB / f"{m.replace('.', '/')}.py").read_bytes())
     return h.hexdigest()[:16]
 
