@@ -288,7 +288,7 @@ def test_sample_points_does_not_depend_on_row_order_or_files(tmp_path):
     for start in range(0, 50, 10):
         paths.append(tmp_path / f"s{start}.parquet")
         rec.filter((pl.col("window") >= start) & (pl.col("window") < start + 10)).write_parquet(paths[-1])
-    c = cpumem.sample_points(paths[::-1], pl.Series([1, 2, 3]), 300, seed=11)
+    c = cpumem.sample_points({str(q): pl.scan_parquet(q) for q in paths[::-1]}, pl.Series([1, 2, 3]), 300, seed=11)
     assert a.equals(b) and a.equals(c)
     d = cpumem.sample_points(rec, pl.Series([1, 2, 3]), 300, seed=12)
     assert not a.equals(d)  # another seed, another sample
@@ -306,7 +306,7 @@ def test_sample_points_names_a_bad_file(tmp_path):
     bad = tmp_path / "bad.parquet"
     pl.DataFrame({"job_id": [1], "cpu": [0.1]}).write_parquet(bad)
     with pytest.raises(ValueError, match="bad.parquet.*missing column"):
-        cpumem.sample_points([bad], pl.Series([1]), 100, seed=1)
+        cpumem.sample_points({str(bad): pl.scan_parquet(bad)}, pl.Series([1]), 100, seed=1)
 
 
 # ----------------------------------------------------------------------------- all jobs, tables

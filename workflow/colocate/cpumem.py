@@ -38,8 +38,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Sequence
-from pathlib import Path
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import polars as pl
@@ -148,7 +147,7 @@ def point_keys(job_id: np.ndarray, task_index: np.ndarray, window: np.ndarray, s
 
 
 def sample_points(
-    sampled: Sequence[str | Path] | pl.DataFrame,
+    sampled: Mapping[str, pl.LazyFrame] | pl.DataFrame,
     job_ids: pl.Series,
     max_points: int,
     seed: int,
@@ -156,9 +155,10 @@ def sample_points(
     """The (CPU, memory) points of the jobs in ``job_ids`` at the sampled windows, at most ``max_points`` per job.
 
     ``sampled``: the map's sampled-window records (``window``, ``job_id``,
-    ``task_index``, ``cpu_rate``, ``canonical_memory_usage``), as parquet paths
-    (read one at a time, semi-joined on ``job_ids``, so memory stays bounded;
-    a file without these columns raises ``ValueError`` naming it) or a frame.
+    ``task_index``, ``cpu_rate``, ``canonical_memory_usage``), as lazy frames
+    by name (e.g. ``{path: pl.scan_parquet(path)}``: collected one at a time,
+    semi-joined on ``job_ids``, so memory stays bounded; one without these
+    columns raises ``ValueError`` naming it) or a frame.
     A job with more points keeps those with the ``max_points`` smallest
     :func:`point_keys` (a seeded uniform subsample). Records with a missing
     value are dropped. Sorted by job, task, window, CPU, memory.
@@ -171,11 +171,10 @@ def sample_points(
         if isinstance(sampled, pl.DataFrame):
             yield sampled.lazy()
         else:
-            for path in sampled:
-                lf = pl.scan_parquet(str(path))
+            for name, lf in sampled.items():
                 missing = [c for c in POINT_COLUMNS if c not in lf.collect_schema().names()]
                 if missing:
-                    raise ValueError(f"{path}: not a sampled-windows file, missing column(s) {', '.join(missing)}")
+                    raise ValueError(f"{name}: not a sampled-windows file, missing column(s) {', '.join(missing)}")
                 yield lf
 
     def points_of(lf: pl.LazyFrame) -> pl.LazyFrame:

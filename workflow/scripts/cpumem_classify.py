@@ -7,7 +7,8 @@ log = logs.to_file(snakemake.log[0])
 p = snakemake.params
 settings = cpumem.Settings(**p.settings)
 dominant = pl.read_parquet(snakemake.input.dominant, columns=["job_id"])
-points = cpumem.sample_points(snakemake.input.sampled, dominant["job_id"], p.max_points_per_job, p.seed)
+sampled = {path: pl.scan_parquet(path) for path in snakemake.input.sampled}
+points = cpumem.sample_points(sampled, dominant["job_id"], p.max_points_per_job, p.seed)
 log.info("%d dominant jobs, %d points after the cap of %d per job", dominant.height, points.height, p.max_points_per_job)
 out = cpumem.classify_jobs(points, settings, dominant["job_id"])
 io.write_parquet(out["fits"], snakemake.output.fits)
