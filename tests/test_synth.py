@@ -757,3 +757,42 @@ def test_config_schema_matches_synth_params():
         if model:
             validator.validate(model)
             synth.SynthParams.from_dict(model)  # raises naming the key if a preset is off
+
+
+def test_job_workload_split_keeps_the_job_total_while_tasks_come_and_go():
+    """Beaumont §4.3/§8: a production job's workload is spread over its alive tasks.
+
+    Task 0 (μ = 1) runs in windows 0–9, task 1 (μ = 3) joins in window 5, and task 1's record in window 9 is
+    not kept (it failed). W(t) = 1, 1, 1, 1, 1, 4, 4, 4, 4, 1 → W̄ = 2.2; every window's μ-weighted total is W̄.
+    """
+    T = {"job": np.array([0, 0]), "mu": np.array([1.0, 3.0])}
+    task = np.array([0] * 10 + [1] * 5)
+    k = np.array(list(range(10)) + list(range(5, 10)))
+    keep = np.ones(15, dtype=bool)
+    keep[-1] = False
+    f = synth._job_workload_split(T, task, k, keep)
+    wbar = (5 * 1 + 4 * 4 + 1) / 10
+    assert f[:5] == pytest.approx([wbar] * 5)
+    assert f[5:9] == pytest.approx([wbar / 4] * 4) and f[9] == pytest.approx(wbar)
+    assert f[10:14] == pytest.approx([wbar / 4] * 4) and f[14] == 1.0  # a dropped record is left alone
+    total = np.bincount(k[keep], weights=(T["mu"][task] * f)[keep])
+    assert total == pytest.approx([wbar] * 10)
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_production_tasks_of_a_job_are_balanced(seed):
+    """Production tasks follow their job: within a window their 5-minute CPU differs by their balance
+    (task_balance_sigma 0.15, ratio 1.47) and own noise (CV ≤ 0.15) only, so the interdecile ratio of a
+    window with ≥ 5 tasks stays below 2 in at least 80% of windows (Beaumont §4.3, Fig 5's threshold)."""
+    d = {**TINY, "days": 6, "large_jobs_per_day": {**TINY.get("large_jobs_per_day", {}), "production": 6.0}}
+    out = synth.generate(synth.SynthParams.from_dict(d), seed, truth=True)
+    prod = out["truth_jobs"].filter(pl.col("large") & (pl.col("class") == "production")).select("job_id")
+    usage = out["task_usage"].join(prod, on="job_id")
+    per_window = (
+        usage.with_columns(window=(pl.col("start_time") - TRACE_START_US) // WINDOW_US)
+        .group_by("job_id", "window")
+        .agg(pl.col("cpu_rate").quantile(0.9).alias("p90"), pl.col("cpu_rate").quantile(0.1).alias("p10"), pl.len().alias("n"))
+        .filter(pl.col("n") >= 5)
+    )
+    assert per_window.height > 100
+    assert np.quantile((per_window["p90"] / per_window["p10"]).to_numpy(), 0.8) < 2.0

@@ -34,7 +34,11 @@ The model, table by table (every number is a field of :class:`SynthParams`):
   (Janus §3.4: the K-S test rejects time invariance for ~30% of long tasks,
   alike for windows of 12, 24 and 36 records). The tasks of a large job share
   their levels and noise draws (``job_common_fluctuation``: each task keeps its
-  own law, the job's tasks move together, Beaumont §4.3). 1.2% of tasks have zero
+  own law, the job's tasks move together, Beaumont §4.3). Production jobs are
+  the exception: their workload (patterns times a noise of Table 4's ratio,
+  ``noise_ratio_quantiles``) is spread over the tasks alive in each window,
+  each task adding a small noise of its own (``patterned_task_noise_cv``), and
+  their level shifts show in the 1-s samples only. 1.2% of tasks have zero
   inst usage and a handful of records have avg > 1 (Janus §3.1). Memory is
   flat, two-cluster flat or affine in CPU per job (Beaumont §4.2).
 
@@ -343,6 +347,17 @@ class SynthParams:
         [[0.0, 0.001], [0.25, 0.051], [0.5, 0.102], [0.75, 0.196], [1.0, 1.149]],
         "Long-term (period = trace length) amplitude/mean of production jobs (Beaumont Table 4).",
     )
+    noise_ratio_quantiles: list = _f(
+        [[0.0, 0.012], [0.25, 0.036], [0.5, 0.058], [0.75, 0.072], [1.0, 0.836]],
+        "Residual noise of production jobs: std of the job's 5-minute CPU after its patterns, over its mean "
+        "[quantile, ratio] (Beaumont Table 4: 'about 6% of the average CPU demand for a large part of the jobs').",
+    )
+    patterned_task_noise_cv: float = _f(
+        0.15,
+        "Largest coefficient of variation of a production task's own 5-minute noise around its job's common level; "
+        "the rest of the job's noise is common to its tasks. Production tasks then follow their job's patterns "
+        "(Beaumont §4.3: balanced tasks, §5.2: the job's noise is Table 4's) rather than Janus's per-task lines.",
+    )
     daily_phase_quantiles: list = _f(
         [[0.5, 60.0], [0.9, 120.0]],
         "[quantile, degrees] of |daily phase - common phase| (Beaumont §5.2: half within 60°, 90% within 120°).",
@@ -489,6 +504,8 @@ class SynthParams:
         _number(self, "level_shift_budget", lo=0, hi=1)
         for name in ("daily", "weekly", "hourly", "long_term"):
             _quantile_table(getattr(self, f"{name}_amplitude_quantiles"), f"{name}_amplitude_quantiles", full=True)
+        _quantile_table(self.noise_ratio_quantiles, "noise_ratio_quantiles", full=True)
+        _number(self, "patterned_task_noise_cv", lo=0, hi=2)
         _rows(self, "daily_phase_quantiles", 2, check=lambda r: 0 < r[0] < 1 and 0 <= r[1] <= 180)
         ph = self.daily_phase_quantiles
         if any(b[0] <= a[0] or b[1] < a[1] for a, b in zip(ph, ph[1:])):
@@ -1226,6 +1243,7 @@ def _production_patterns(p: SynthParams, m: _Model, rng: np.random.Generator) ->
     J["hourly_phase"] = rng.random(n) * 2 * np.pi
     J["long_term_phase"] = rng.random(n) * 2 * np.pi
     J["patterned"] = prod
+    J["noise_ratio"] = np.where(prod, inverse_cdf(rng.random(n), p.noise_ratio_quantiles), 0.0)
     m.info["common_daily_phase_deg"] = common
 
 
@@ -1282,6 +1300,7 @@ def _task_variability(p: SynthParams, m: _Model, rng: np.random.Generator) -> No
     T["eta_inst"] = T["eta_avg"] * _mean1_lognormal(rng, p.inst_scatter_sigma, n)
     T["shape"] = _choice(rng, n, [p.inst_shape_shares[s] for s in SHAPES]).astype(np.int64)
     T["bimodal_low_share"] = rng.uniform(0.3, 0.7, n)
+    T["patterned"] = m.jobs["patterned"][T["job"]]
     T["nonstationary"] = rng.random(n) < p.nonstationary_share
     if p.job_common_fluctuation > 0:
         # tasks of a large job that move together also share their scatter around Janus's lines (each task's own
@@ -1296,8 +1315,10 @@ def _task_variability(p: SynthParams, m: _Model, rng: np.random.Generator) -> No
     T["avg_std_target"] = _std_target(p, mu, T["eta_avg"], fit, "avg")
 
 
-def _std_target(p: SynthParams, mean, eta, fit, kind: str, floor=None, n_records=None) -> np.ndarray:
+def _std_target(p: SynthParams, mean, eta, fit, kind: str, floor=None, n_records=None, fixed=None) -> np.ndarray:
     """Std target of each task on Janus §3.3's ``kind`` ("avg" or "inst") line, solved over ``fit``.
+
+    Tasks with a finite ``fixed`` std keep it and the line is solved around them.
 
     The std is capped by ``max_cv``·mean, by what ``n_records`` records can
     show without a single spike (CV ≤ 0.4·√(n−1) for avg, 0.6·√(n−1) for inst;
@@ -1312,16 +1333,19 @@ def _std_target(p: SynthParams, mean, eta, fit, kind: str, floor=None, n_records
         max_cv = np.minimum(max_cv, (0.4 if kind == "avg" else 0.6) * np.sqrt(np.maximum(n_records - 1, 1)))
     m = np.clip(mean, 0.0, 1.0)
     cap = np.minimum(max_cv * m, 0.45 * np.sqrt(m * (1 - m)))
-    return _solve_line(mean, eta, line, cap, fit, floor=floor)
+    return _solve_line(mean, eta, line, cap, fit, floor=floor, fixed=fixed)
 
 
-def _solve_line(mu, eta, target: list, cap, fit, floor=None) -> np.ndarray:
-    """σ_i = clip((a + b μ_i) η_i, floor_i, cap_i), with (a, b) solved so OLS of σ on μ over ``fit`` is ``target``."""
+def _solve_line(mu, eta, target: list, cap, fit, floor=None, fixed=None) -> np.ndarray:
+    """σ_i = clip((a + b μ_i) η_i, floor_i, cap_i), with (a, b) solved so OLS of σ on μ over ``fit`` is ``target``.
+
+    Where ``fixed`` is finite, σ_i is that value (it still counts in the OLS)."""
     a0, b0 = target
     lo = np.zeros_like(mu) if floor is None else np.minimum(floor, cap)
+    free = np.ones(mu.size, dtype=bool) if fixed is None else np.isnan(fixed)
 
     def sigma(a, b):
-        return np.minimum(np.maximum((a + b * mu) * eta, lo), cap)
+        return np.where(free, np.minimum(np.maximum((a + b * mu) * eta, lo), cap), fixed if fixed is not None else 0.0)
 
     a, b = a0, b0
     x = mu[fit]
@@ -1407,14 +1431,20 @@ def usage_records(p: SynthParams, m: _Model, rng: np.random.Generator) -> pl.Dat
     cv_y2 = (T["avg_std_target"] / np.maximum(mu, 1e-9)) ** 2
     # modulation M: production patterns x level shifts, normalised to mean 1 per task
     u = _regime_draws(p, T, owner, pos, rng)
+    patterned = T["patterned"] & ~T["all_zero"]
+    prow = patterned[owner]
     M = _job_pattern(p, J, T["job"][owner], k)
-    M *= np.exp(np.sqrt(np.log1p(np.minimum(p.level_shift_budget * cv_y2, 8.0)))[owner] * u)
-    M /= np.maximum(_group_mean(owner, M, n), 1e-12)[owner]
+    # a production task's levels show in its 1-s samples only (inst, via L2): its 5-minute average is its job's
+    M *= np.exp(np.sqrt(np.log1p(np.minimum(p.level_shift_budget * cv_y2, 8.0)))[owner] * np.where(prow, 0.0, u))
+    M /= np.where(prow, 1.0, np.maximum(_group_mean(owner, M, n), 1e-12)[owner])
+    M[prow] *= _job_workload_split(T, owner[prow], k[prow], keep[prow])
     M *= _small_load_factor(p, T, owner, k, keep, M)
     vm = _group_var(owner, M, n)
     cz2 = np.maximum((1 + cv_y2) / (1 + vm) - 1, 0.0)
     base_y = mu[owner] * M
     z = _mean1_noise(rng, cz2[owner], _job_uniforms(p, T, owner, k, rng))
+    # production tasks: their job's patterns times its Table 4 noise, kept as drawn (off Janus's lines)
+    z[prow] = _patterned_noise(p, m.jobs, T, owner[prow], k[prow], M[prow], rng)
     # final std targets on the lines, against each task's realized means (what the analyses regress on);
     # only the noises Z and S' are reshaped, so patterns and levels keep their amplitudes
     n_kept = np.bincount(owner[keep], minlength=n)
@@ -1423,10 +1453,12 @@ def usage_records(p: SynthParams, m: _Model, rng: np.random.Generator) -> pl.Dat
     ok = owner[keep]
     my = np.maximum(_group_mean(ok, (base_y * z)[keep], n), 1e-9)
     floor_y = np.sqrt(_group_var(ok, base_y[keep], n))  # patterns and levels alone
-    sy = _std_target(p, my, T["eta_avg"], fit, "avg", floor=floor_y, n_records=n_kept)
-    y = np.minimum(base_y * _match_cv(base_y, z, owner, n, sy / my, match, keep), 1.0)
+    fixed = np.where(patterned, np.sqrt(_group_var(ok, (base_y * z)[keep], n)), np.nan)
+    sy = _std_target(p, my, T["eta_avg"], fit, "avg", floor=floor_y, n_records=n_kept, fixed=fixed)
+    y = np.minimum(base_y * _match_cv(base_y, z, owner, n, sy / my, match & ~patterned, keep), 1.0)
     # each task's skewness after its CV (busy: peaked, near-idle: spiky), by a monotone per-task reshaping
-    y = np.minimum(_reshape_skew(y, owner, n, match, keep, _skew_target(p.avg_skew_by_cv, sy / my, p.skew_margin)), 1.0)
+    y_skew = _skew_target(p.avg_skew_by_cv, sy / my, p.skew_margin)
+    y = np.minimum(_reshape_skew(y, owner, n, match & ~patterned, keep, y_skew), 1.0)
     # a running large task's 5-minute average is rarely exactly 0 (2.7% of records in the real sample window): the
     # reshaping's clipped low tail goes to a floor of avg_floor_share of the task's mean instead
     my = np.maximum(_group_mean(ok, y[keep], n), 1e-9)
@@ -1676,9 +1708,60 @@ def _regime_draws(p: SynthParams, T: dict, owner, pos, rng) -> np.ndarray:
         # the same regime process for every task of a large job, indexed by absolute window: a task's own
         # law is unchanged (geometric regimes, uniform levels), its job's tasks move together (Beaumont §4.3)
         shared = _job_regimes(p, T, owner[rows], (T["k0"][owner] + pos)[rows], rng)
-        large = T["large"][owner[rows]]
+        large = (T["large"] & ~T["patterned"])[owner[rows]]
         out[rows] = np.where(large, math.sqrt(rho) * shared + math.sqrt(1 - rho) * out[rows], out[rows])
     return out
+
+
+def _job_workload_split(T: dict, task: np.ndarray, k: np.ndarray, keep: np.ndarray) -> np.ndarray:
+    """Per-record factor W̄/W(t) that spreads a job's workload over its tasks alive in window t (Beaumont §4.3, §8).
+
+    W(t) is the sum of the means μ of the job's tasks alive (and kept) in window t and W̄ its mean over
+    the job's windows, so the job's total stays μ-weighted at W̄ while tasks end, fail and are replaced.
+    """
+    out = np.ones(task.size)
+    rows = np.flatnonzero(keep)
+    if rows.size == 0:
+        return out
+    slot, _, total = _job_windows(T, task[rows], k[rows])
+    W = np.bincount(slot, weights=T["mu"][task[rows]], minlength=total)
+    slot_job = np.zeros(total, dtype=np.int64)
+    slot_job[slot] = T["job"][task[rows]]
+    busy = W > 0
+    nj = int(T["job"].max()) + 1
+    wbar = np.bincount(slot_job[busy], weights=W[busy], minlength=nj) / np.maximum(
+        np.bincount(slot_job[busy], minlength=nj), 1
+    )
+    out[rows] = wbar[T["job"][task[rows]]] / W[slot]
+    return out
+
+
+def _patterned_noise(p: SynthParams, J: dict, T: dict, task: np.ndarray, k: np.ndarray, pattern: np.ndarray, rng) -> np.ndarray:
+    """Mean-1 noise of production tasks' records: a factor common to the job in each window times the task's own.
+
+    A job with noise ratio ν (Beaumont Table 4, ``noise_ratio_quantiles``) and
+    n tasks alive on average gets an own-noise CV d = min(``patterned_task_noise_cv``,
+    ν'·√(n/2)) per task and a common CV c = √(ν'² − d²/n), so that its 5-minute
+    CPU is its ``pattern`` times a noise of CV ν' (c² + d²/n = ν'²) whatever n,
+    while its tasks stay balanced (Beaumont §4.3). ν' = ν / RMS(pattern): the
+    residual of pattern × noise has sd ν'·RMS·mean, so Table 4's ratio is ν.
+    """
+    if task.size == 0:
+        return np.ones(0)
+    job = T["job"][task]
+    slot, _, total = _job_windows(T, task, k)
+    nj = int(T["job"].max()) + 1
+    lo = np.full(nj, np.iinfo(np.int64).max)
+    hi = np.full(nj, -1)
+    np.minimum.at(lo, job, k)
+    np.maximum.at(hi, job, k)
+    alive = np.bincount(job, minlength=nj) / np.maximum(hi - lo + 1, 1)
+    rms = np.sqrt(np.bincount(job, weights=pattern**2, minlength=nj) / np.maximum(np.bincount(job, minlength=nj), 1))
+    nu = J["noise_ratio"] / np.maximum(rms, 1e-9)
+    d = np.minimum(p.patterned_task_noise_cv, nu * np.sqrt(np.maximum(alive, 1.0) / 2))
+    c2 = np.maximum(nu**2 - d**2 / np.maximum(alive, 1.0), 0.0)
+    common = _mean1_noise(rng, c2[job], ndtr(rng.standard_normal(total))[slot])
+    return common * _mean1_noise(rng, (d**2)[job])
 
 
 def _job_windows(T: dict, task: np.ndarray, k: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
@@ -2077,6 +2160,7 @@ def truth_frames(m: _Model) -> tuple[pl.DataFrame, pl.DataFrame]:
             "weekly_amp": J["weekly_amp"],
             "hourly_amp": J["hourly_amp"],
             "long_term_amp": J["long_term_amp"],
+            "noise_ratio": J["noise_ratio"],
         }
     )
     fk = T["fail_kind"]
