@@ -277,6 +277,16 @@ def synthetic():
     return p, truth, res
 
 
+def _above_the_floor(c: pl.DataFrame) -> pl.DataFrame:
+    """Jobs whose pattern never reaches the model's 0.02 floor (1 − daily − 1.44·weekly − hourly − long term > 0.1)."""
+    f = 2 * np.sin(2 * np.pi / 7) / np.pi
+    c = c.filter(
+        pl.col("daily_amp") + pl.col("weekly_amp") * (5 / 7) / f + pl.col("hourly_amp") + pl.col("long_term_amp") < 0.9
+    )
+    assert c.height >= 20
+    return c
+
+
 def test_synthetic_jobs_are_the_whole_trace_production_jobs(synthetic):
     p, truth, res = synthetic
     whole = truth.filter(pl.col("large") & (pl.col("start_us") < TRACE_START_US) & (pl.col("end_us") >= p.end_us))
@@ -294,12 +304,7 @@ def test_daily_ratio_and_phase_are_recovered_from_the_synthetic_trace(synthetic)
     monotonically to Janus's CV and skewness targets, which shrinks the realised daily amplitude by 2–4%.
     """
     _, truth, res = synthetic
-    c = res["components"].join(truth, on="job_id", suffix="_true")
-    f = 2 * np.sin(2 * np.pi / 7) / np.pi
-    clean = c.filter(
-        pl.col("daily_amp") + pl.col("weekly_amp") * (5 / 7) / f + pl.col("hourly_amp") + pl.col("long_term_amp") < 0.9
-    )
-    assert clean.height >= 20
+    clean = _above_the_floor(res["components"].join(truth, on="job_id", suffix="_true"))
     err = np.abs(clean["daily_ratio"].to_numpy() - clean["daily_amp"].to_numpy())
     assert (err <= 0.01 + 0.05 * clean["daily_amp"].to_numpy()).all(), err.max()
     strong = clean.filter(pl.col("daily_amp") >= 0.1)
@@ -340,12 +345,7 @@ def test_noise_ratio_is_recovered_from_the_synthetic_trace(synthetic):
     mean is ν. The estimate has ~8000 − 2016 degrees of freedom (relative sd ≈ 1%); the tasks' own noise
     contributes d²/n of ν² only on average over the job's alive tasks (≤ 4 here): 8% tolerance (seen: ±3%).
     """
-    p, truth, res = synthetic
-    c = res["components"].join(truth, on="job_id", suffix="_true")
-    f = 2 * np.sin(2 * np.pi / 7) / np.pi
-    c = c.filter(
-        pl.col("daily_amp") + pl.col("weekly_amp") * (5 / 7) / f + pl.col("hourly_amp") + pl.col("long_term_amp") < 0.9
-    )
-    assert c.height >= 20
+    _, truth, res = synthetic
+    c = _above_the_floor(res["components"].join(truth, on="job_id", suffix="_true"))
     ratio = (c["noise_ratio"] / c["noise_ratio_true"]).to_numpy()
     assert np.abs(ratio - 1).max() < 0.08, ratio
