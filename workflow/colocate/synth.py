@@ -1750,12 +1750,9 @@ def _patterned_noise(p: SynthParams, J: dict, T: dict, task: np.ndarray, k: np.n
         return np.ones(0)
     job = T["job"][task]
     slot, _, total = _job_windows(T, task, k)
-    nj = int(T["job"].max()) + 1
-    lo = np.full(nj, np.iinfo(np.int64).max)
-    hi = np.full(nj, -1)
-    np.minimum.at(lo, job, k)
-    np.maximum.at(hi, job, k)
-    alive = np.bincount(job, minlength=nj) / np.maximum(hi - lo + 1, 1)
+    _, span = _job_spans(T, task, k)
+    nj = span.size
+    alive = np.bincount(job, minlength=nj) / np.maximum(span, 1)
     rms = np.sqrt(np.bincount(job, weights=pattern**2, minlength=nj) / np.maximum(np.bincount(job, minlength=nj), 1))
     nu = J["noise_ratio"] / np.maximum(rms, 1e-9)
     d = np.minimum(p.patterned_task_noise_cv, nu * np.sqrt(np.maximum(alive, 1.0) / 2))
@@ -1764,15 +1761,21 @@ def _patterned_noise(p: SynthParams, J: dict, T: dict, task: np.ndarray, k: np.n
     return common * _mean1_noise(rng, (d**2)[job])
 
 
-def _job_windows(T: dict, task: np.ndarray, k: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
-    """A flat index of (job, window) over the windows each job's given records span, and each job's first slot."""
+def _job_spans(T: dict, task: np.ndarray, k: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per job (indexed by job), the first window of its given records and the number of windows they span (0: none)."""
     job = T["job"][task]
     nj = int(T["job"].max()) + 1 if T["job"].size else 0
     lo = np.full(nj, np.iinfo(np.int64).max)
     hi = np.full(nj, -1)
     np.minimum.at(lo, job, k)
     np.maximum.at(hi, job, k)
-    span = np.where(hi >= lo, hi - lo + 1, 0)
+    return lo, np.where(hi >= lo, hi - lo + 1, 0)
+
+
+def _job_windows(T: dict, task: np.ndarray, k: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
+    """A flat index of (job, window) over the windows each job's given records span, and each job's first slot."""
+    job = T["job"][task]
+    lo, span = _job_spans(T, task, k)
     offset = np.concatenate([[0], np.cumsum(span)[:-1]]).astype(np.int64)
     return offset[job] + (k - lo[job]), offset[span > 0], int(span.sum())
 
