@@ -174,19 +174,48 @@ class SynthParams:
         "within 17 min, heavy tail); the mass above the last quantile never comes back.",
     )
     mass_removal_events: int = _f(
-        2, "Outstanding events where many machines are removed at 30 s intervals and re-added within seconds (Beaumont §6)."
+        2,
+        "Outstanding events where many machines are removed at 30 s intervals and then all re-added together "
+        "(Beaumont §6: 'all reinserted within a few seconds').",
     )
     mass_removal_share: float = _f(
-        0.016,
+        0.0116,
         "Share of machines removed in each mass-removal event (Beaumont §6: the three events lift the mean removals "
-        "per window from 1.005 to 1.07 over 8351 windows, i.e. ~540 removals: ~200 machines per mass event).",
+        "per window from 1.005 to 1.07; on the real machine_events the two mass events remove 84 and 208 "
+        "machines, ~146 each).",
     )
-    mass_removal_batches: int = _f(20, "Batches of a mass-removal event, removed at mass_removal_interval_s intervals.")
+    mass_removal_batches: int = _f(
+        60,
+        "Batches of a mass-removal event, removed at mass_removal_interval_s intervals (real trace: the machines go "
+        "over 15-45 minutes).",
+    )
     mass_removal_interval_s: float = _f(30.0, "Seconds between batches of a mass removal (Beaumont §6: 30 s).")
-    mass_removal_readd_s: float = _f(5.0, "Maximum seconds until a mass-removed machine is re-added (Beaumont §6: 'within a few seconds').")
+    mass_removal_down_s: float = _f(
+        1200.0,
+        "Seconds from a mass removal's last batch to the re-add of all its machines (real trace: 0 to 80 minutes).",
+    )
+    mass_removal_readd_spread_s: float = _f(
+        60.0,
+        "The machines of a mass removal are re-added within this many seconds of each other (Beaumont §6: 'all "
+        "reinserted within a few seconds'; real trace: 47-84 machines within about a minute).",
+    )
     flapping_events: int = _f(1, "Outstanding events where a subset is removed and re-added many times in a row (Beaumont §6).")
-    flapping_share: float = _f(0.0015, "Share of machines in a flapping event (~19 machines x 8 cycles: the rest of §6's ~540).")
-    flapping_cycles: int = _f(8, "Remove/re-add cycles of a flapping machine (all back 'within a few minutes').")
+    flapping_share: float = _f(
+        0.0017, "Share of machines in a flapping event (real trace: 21 machines, 269 removals over 9.5 hours)."
+    )
+    flapping_cycles: int = _f(13, "Remove/re-add cycles of a flapping machine (real trace: 12.8 on average).")
+    flapping_down_minutes: list = _f(
+        [1.0, 20.0], "Bounds [min, max] of a flapping machine's down time per cycle, minutes (uniform; real median 10)."
+    )
+    flapping_up_minutes: list = _f(
+        [2.0, 20.0],
+        "Bounds [min, max] of a flapping machine's up time between cycles, minutes (uniform; real: 1-29, median 6.6).",
+    )
+    flapping_readd_spread_s: float = _f(
+        60.0,
+        "The flapping machines' last re-adds fall within this many seconds of each other (Beaumont §6: 'until all "
+        "of them are eventually reinserted within a few minutes'; real trace: 17 of 21 within a minute).",
+    )
     # ---- jobs
     large_jobs_per_day: dict = _f(
         {"gratis": 328.0, "other": 534.0, "production": 32.0, "monitoring": 1.0, "infrastructure": 0.5},
@@ -456,10 +485,14 @@ class SynthParams:
         _number(self, "mass_removal_share", lo=0, hi=1)
         _number(self, "mass_removal_batches", lo=1, hi=100_000, integer=True)
         _number(self, "mass_removal_interval_s", lo=0, hi=3600)
-        _number(self, "mass_removal_readd_s", lo=0.001, hi=3600)
+        _number(self, "mass_removal_down_s", lo=0, hi=86400)
+        _number(self, "mass_removal_readd_spread_s", lo=0.001, hi=3600)
         _number(self, "flapping_events", lo=0, hi=100, integer=True)
         _number(self, "flapping_share", lo=0, hi=1)
         _number(self, "flapping_cycles", lo=1, hi=1000, integer=True)
+        _pair(self.flapping_down_minutes, "flapping_down_minutes", lo=1 / 60, hi=1440, increasing=True)
+        _pair(self.flapping_up_minutes, "flapping_up_minutes", lo=1 / 60, hi=1440, increasing=True)
+        _number(self, "flapping_readd_spread_s", lo=0.001, hi=3600)
         _per_class(self, "large_jobs_per_day", lambda k, v: _num(v, f"large_jobs_per_day.{k}", 0, 1e7))
         _number(self, "job_size_scale", lo=1e-9, hi=1e6)
         _per_class(self, "job_cpu_lognormal", lambda k, v: _mixture(v, f"job_cpu_lognormal.{k}"))
@@ -879,39 +912,55 @@ def _event_start(p: SynthParams, rng: np.random.Generator, span_us: float) -> in
 
 
 def _mass_removals(p: SynthParams, n: int, rng: np.random.Generator):
-    """Outstanding events: many machines removed at 30 s intervals, re-added within seconds (Beaumont §6)."""
+    """Outstanding events: many machines removed at 30 s intervals, then all re-added together (Beaumont §6).
+
+    Like the real trace's: the machines go in ``mass_removal_batches`` batches over tens of minutes, stay down
+    ``mass_removal_down_s`` after the last batch, and come back within ``mass_removal_readd_spread_s`` of
+    each other.
+    """
     mi, tr, ta = [], [], []
     k = int(round(p.mass_removal_share * n))
+    removing = p.mass_removal_batches * p.mass_removal_interval_s * _S_US
     for _ in range(p.mass_removal_events):
         if k == 0:
             break
-        t0 = _event_start(p, rng, p.mass_removal_batches * p.mass_removal_interval_s * _S_US)
+        t0 = _event_start(p, rng, removing + (p.mass_removal_down_s + p.mass_removal_readd_spread_s) * _S_US)
         m = rng.choice(n, size=k, replace=False)
         batch = np.arange(k) % p.mass_removal_batches
         t = t0 + (batch * p.mass_removal_interval_s * _S_US).astype(np.int64) + rng.integers(0, _S_US, k)
+        back = t.max() + int(p.mass_removal_down_s * _S_US) + _S_US
         mi.append(m)
         tr.append(t)
-        ta.append(t + rng.integers(_S_US // 10, int(p.mass_removal_readd_s * _S_US) + 1, k))
+        ta.append(back + rng.integers(0, int(p.mass_removal_readd_spread_s * _S_US) + 1, k))
     return _cat3(mi, tr, ta)
 
 
 def _flapping_removals(p: SynthParams, n: int, rng: np.random.Generator):
-    """Outstanding event: a subset removed and re-added many times in a row (Beaumont §6)."""
+    """Outstanding event: a subset removed and re-added many times in a row, until all are re-added together
+    (Beaumont §6).
+
+    Each machine runs ``flapping_cycles`` cycles of down and up times (uniform within
+    ``flapping_down_minutes`` and ``flapping_up_minutes``), laid out backwards from its last re-add; the last
+    re-adds fall within ``flapping_readd_spread_s`` of each other.
+    """
     mi, tr, ta = [], [], []
     k = int(round(p.flapping_share * n))
+    c = p.flapping_cycles
     for _ in range(p.flapping_events):
         if k == 0:
             break
-        c = p.flapping_cycles
-        t0 = _event_start(p, rng, c * 60 * _S_US)
         m = rng.choice(n, size=k, replace=False)
-        # each cycle: down for 5-30 s, up for 10-40 s; all back within a few minutes
-        down = rng.integers(5 * _S_US, 30 * _S_US, (k, c))
-        up = rng.integers(10 * _S_US, 40 * _S_US, (k, c))
-        starts = t0 + rng.integers(0, 20 * _S_US, k)[:, None] + np.cumsum(down + up, axis=1) - (down + up)
+        down = (rng.uniform(*p.flapping_down_minutes, (k, c)) * _MIN_US).astype(np.int64)
+        up = (rng.uniform(*p.flapping_up_minutes, (k, c)) * _MIN_US).astype(np.int64)
+        up[:, 0] = 0  # up[:, j]: up time before cycle j's removal (none counted before the first)
+        span = int((down + up).sum(axis=1).max())
+        end = _event_start(p, rng, span + p.flapping_readd_spread_s * _S_US) + span
+        last = end + rng.integers(0, int(p.flapping_readd_spread_s * _S_US) + 1, k)
+        # re-add of cycle j: the last re-add less the later cycles' up and down times
+        readd = last[:, None] - np.cumsum((down + up)[:, ::-1], axis=1)[:, ::-1] + down + up
         mi.append(np.repeat(m, c))
-        tr.append(starts.ravel())
-        ta.append((starts + down).ravel())
+        tr.append((readd - down).ravel())
+        ta.append(readd.ravel())
     return _cat3(mi, tr, ta)
 
 
