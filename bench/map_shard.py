@@ -1,7 +1,7 @@
 """Benchmark: map of one task_usage shard of real size vs `gzip -dc` of the same file.
 
 Builds a shard of ~2.4 M rows (~90 MB gz, the size of a real task_usage shard) by tiling the rows of the
-real sample (shared/data/google-2011-sample) over consecutive 5-minute windows with fresh job IDs, so the
+real sample (workflow/data/google-2011-sample) over consecutive 5-minute windows with fresh job IDs, so the
 values and their compressibility are the trace's own. Then, in the same run:
 
 * reference: ``gzip -dc shard > /dev/null``;
@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-SAMPLE = HERE.parents[1] / "shared" / "data" / "google-2011-sample" / "task_usage" / "head-10000-of-part-00000-of-00500.csv.gz"
+SAMPLE = HERE.parent / "workflow" / "data" / "google-2011-sample" / "task_usage" / "part-00000-of-00500.csv.gz"
 
 CHILD = r"""
 import resource, sys, time

@@ -13,15 +13,13 @@ from hypothesis import strategies as st
 
 from colocate import trace
 
-SAMPLE = Path(__file__).resolve().parents[2] / "shared" / "data" / "google-2011-sample"
-TASK_USAGE = SAMPLE / "task_usage" / "head-10000-of-part-00000-of-00500.csv.gz"
+SAMPLE = Path(__file__).resolve().parents[1] / "workflow" / "data" / "google-2011-sample"
+TASK_USAGE = SAMPLE / "task_usage" / "part-00000-of-00500.csv.gz"
 TASK_EVENTS = SAMPLE / "task_events" / "part-00001-of-00500.csv.gz"
 JOB_EVENTS = SAMPLE / "job_events" / "part-00001-of-00500.csv.gz"
 
-needs_sample = pytest.mark.skipif(not SAMPLE.exists(), reason="shared/data sample not beside the checkout")
 
 
-@needs_sample
 @pytest.mark.parametrize(
     ("path", "table", "rows"),
     [(TASK_USAGE, "task_usage", 10_000), (TASK_EVENTS, "task_events", 77_776), (JOB_EVENTS, "job_events", 3_099)],
@@ -33,7 +31,6 @@ def test_reads_real_shards(path, table, rows):
     assert dict(df.schema) == trace.polars_schema(table)
 
 
-@needs_sample
 def test_real_task_usage_values():
     df = trace.read_table(TASK_USAGE, "task_usage")
     # the first row of the file, field by field
@@ -50,7 +47,6 @@ def test_real_task_usage_values():
     assert df["cycles_per_instruction"].null_count() > 0
 
 
-@needs_sample
 def test_real_task_events_empty_fields_and_codes():
     df = trace.read_table(TASK_EVENTS, "task_events")
     assert df["missing_info"].null_count() == df.height  # always empty in this shard
@@ -59,13 +55,11 @@ def test_real_task_events_empty_fields_and_codes():
     assert df["priority"].is_between(0, 11).all()
 
 
-@needs_sample
 def test_column_projection():
     df = trace.read_table(TASK_USAGE, "task_usage", ["job_id", "sampled_cpu_usage"])
     assert df.columns == ["job_id", "sampled_cpu_usage"]
 
 
-@needs_sample
 def test_writer_reproduces_real_bytes():
     """Reading a real shard and writing it back gives the original bytes (the %.4g float format)."""
     original = gzip.decompress(TASK_EVENTS.read_bytes())
@@ -73,7 +67,6 @@ def test_writer_reproduces_real_bytes():
     assert trace.to_trace_csv(df, "task_events") == original
 
 
-@needs_sample
 def test_writer_reproduces_real_task_usage_bytes():
     original = gzip.decompress(TASK_USAGE.read_bytes())
     df = trace.read_table(TASK_USAGE, "task_usage")
@@ -185,7 +178,6 @@ def test_write_table_is_deterministic_and_round_trips(tmp_path):
     assert trace.read_table(a, "machine_events").equals(df)
 
 
-@needs_sample
 def test_float32_reading_is_lossless_for_trace_values():
     """The trace prints 4 significant digits; float32 keeps 7, so rewriting gives the original bytes."""
     original = gzip.decompress(TASK_USAGE.read_bytes())
