@@ -1,6 +1,6 @@
 # colocate: rebuild the analyses of four papers on the Google cluster trace 2011.
 # See README.md; the stages live in workflow/rules/, the science in workflow/colocate/.
-from snakemake.utils import min_version, validate
+from snakemake.utils import min_version
 
 min_version("9.0")
 
@@ -8,9 +8,8 @@ min_version("9.0")
 configfile: "config.yaml"
 
 
-# Types and enums first; workflow/rules/common.smk then fills sizes from the scale preset
-# and validates again with defaults.
-validate(config, "workflow/schemas/config.schema.yaml", set_default=False)
+# workflow/rules/common.smk types the --config values by workflow/schemas/config.schema.yaml
+# (colocate.configtypes), validates them, fills sizes from the scale preset and validates again.
 
 
 report: "workflow/report/workflow.rst"

@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 
 from colocate.download import (
     DownloadError,
+    check_url,
     download,
     lookup_sha256,
     parse_sha256sum,
@@ -616,3 +617,117 @@ def test_script_missing_manifest_entry(bucket, tmp_path):
         run_script(bucket, tmp_path, rel, manifest)
     assert bucket.ranges(rel) == []
     assert "is not listed" in (tmp_path / "logs" / f"{rel}.log").read_text()
+
+
+# ----------------------------------------------------------------------------- which URLs may be fetched
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://storage.googleapis.com/clusterdata-2011-2",
+        "HTTPS://storage.googleapis.com/x/SHA256SUM",
+        "http://127.0.0.1:8080/bucket",
+        "http://127.5.6.7/",
+        "http://localhost:9/x",
+        "http://[::1]:8000/SHA256SUM",
+    ],
+)
+def test_check_url_accepts_https_and_loopback_http(url):
+    assert check_url(url) == url
+
+
+@pytest.mark.parametrize(
+    ("url", "why"),
+    [
+        ("http://storage.googleapis.com/clusterdata-2011-2", "plain http:// is allowed only to a loopback"),
+        ("http://10.0.0.1/x", "plain http:// is allowed only to a loopback"),
+        ("http://localhost.example.com/x", "plain http:// is allowed only to a loopback"),
+        ("file:///data/clusterdata-2011-2", "the file:// scheme is not supported"),
+        ("ftp://example.com/x", "the ftp:// scheme is not supported"),
+        ("gs://clusterdata-2011-2", "the gs:// scheme is not supported"),
+        ("storage.googleapis.com/clusterdata-2011-2", "it has no scheme"),
+        ("https:///SHA256SUM", "it has no host"),
+        ("http://[::1/x", "is not a valid URL"),
+    ],
+)
+def test_check_url_rejects_naming_trace_url(url, why):
+    with pytest.raises(ValueError) as e:
+        check_url(url)
+    assert str(e.value).startswith("trace.url: ") and why in str(e.value)
+    assert repr(url) in str(e.value)
+
+
+def test_download_refuses_a_file_url_before_fetching(tmp_path, sleeps):
+    src = tmp_path / "SHA256SUM"
+    src.write_text("0" * 64 + "  x\n")
+    with pytest.raises(ValueError, match="trace.url: 'file://.*file:// scheme is not supported"):
+        download(src.as_uri(), tmp_path / "out" / "SHA256SUM", None, sleep=sleeps.append)
+    assert not (tmp_path / "out").exists() and sleeps == []
+
+
+class _Redirect(BaseHTTPRequestHandler):
+    """Redirects /away to the Location the test sets, /here to /home; /home answers b'home'."""
+
+    location = ""
+
+    def log_message(self, format, *args):
+        pass
+
+    def do_GET(self):
+        if self.path == "/home":
+            self.send_response(200)
+            self.send_header("Content-Length", "4")
+            self.end_headers()
+            self.wfile.write(b"home")
+            return
+        self.send_response(302)
+        self.send_header("Location", "/home" if self.path == "/here" else type(self).location)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+
+@pytest.fixture
+def redirector():
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Redirect)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.mark.parametrize(
+    ("location", "why"),
+    [("http://192.0.2.1/SHA256SUM", "plain http:// is allowed only to a loopback"), ("file:///etc/passwd", "file:// scheme")],
+)
+def test_download_refuses_a_redirect_off_https(redirector, tmp_path, sleeps, location, why):
+    _Redirect.location = location
+    with pytest.raises(ValueError, match=f"redirect from {redirector}/away: .*{why}"):
+        download(f"{redirector}/away", tmp_path / "SHA256SUM", None, retries=1, sleep=sleeps.append)
+    assert not list(tmp_path.iterdir())
+
+
+def test_download_follows_a_redirect_it_accepts(redirector, tmp_path, sleeps):
+    download(f"{redirector}/here", tmp_path / "f", hashlib.sha256(b"home").hexdigest(), sleep=sleeps.append)
+    assert (tmp_path / "f").read_bytes() == b"home"
+
+
+@pytest.mark.parametrize("url", ["file:///srv/clusterdata-2011-2", "http://storage.googleapis.com/clusterdata-2011-2"])
+def test_script_refuses_the_manifest_over_an_unsafe_url(tmp_path, url):
+    """The SHA256SUM that every shard is checked against is fetched over https only; the log says why."""
+    logfile = tmp_path / "logs" / "SHA256SUM.log"
+    logfile.parent.mkdir()
+    out = tmp_path / "resources" / "SHA256SUM"
+    snakemake = SimpleNamespace(
+        params=SimpleNamespace(url=url, relpath="SHA256SUM", retries=1, backoff=0.0),
+        input=SimpleNamespace(), output=[str(out)], log=[str(logfile)],
+    )
+    with pytest.raises(ValueError, match=r"^trace\.url: "):
+        runpy.run_path(str(SCRIPT), init_globals={"snakemake": snakemake}, run_name="__main__")
+    text = logfile.read_text()
+    assert "Traceback" in text and "trace.url" in text and url in text
+    assert not out.parent.exists()

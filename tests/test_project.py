@@ -72,6 +72,7 @@ _NoDuplicates.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _c
 def test_yaml_files_have_no_duplicate_keys():
     with pytest.raises(AssertionError, match="duplicate"):  # the loader does catch one
         yaml.load("a:\n  b: 1\n  b: 2\n", Loader=_NoDuplicates)
-    paths = [REPO / "config.yaml", REPO / "environment.yml", *(REPO / "workflow").rglob("*.yaml")]
+    paths = [REPO / "config.yaml", REPO / "environment.yml", *(REPO / "workflow").rglob("*.yaml"), *(REPO / "profiles").rglob("*.yaml")]
+    assert REPO / "profiles" / "default" / "config.yaml" in paths
     for path in paths:
         yaml.load(path.read_text(), Loader=_NoDuplicates)

@@ -10,6 +10,11 @@ transfer with an HTTP ``Range`` request, verifies the SHA-256 (computed while
 streaming) and only then renames the ``.part`` to ``dest``, so a file under its
 final name is always complete and verified. :func:`verify_tree` checks a
 directory the user already holds (``trace.source: local``) against the manifest.
+
+Every URL (and every redirect) must be ``https://``: the ``SHA256SUM`` manifest that the shards are
+verified against is itself trusted only through TLS. Plain ``http://`` is allowed only to a loopback
+address (127.0.0.1, localhost, ::1: the offline tests' server); ``file://`` and other schemes are
+rejected (:func:`check_url`).
 """
 
 from __future__ import annotations
@@ -21,7 +26,9 @@ import operator
 import os
 import re
 import time
+import ipaddress
 import urllib.error
+import urllib.parse
 import urllib.request
 from collections.abc import Callable, Mapping
 from pathlib import Path, PurePosixPath
@@ -60,6 +67,63 @@ class DownloadError(RuntimeError):
         self.url = url
         self.expected = expected
         self.actual = actual
+
+
+# ----------------------------------------------------------------------------- URLs
+
+
+def check_url(url: str, what: str = "trace.url") -> str:
+    """``url`` if it may be fetched: https, or plain http to a loopback address; else ``ValueError``.
+
+    The message names ``what`` (the config key the URL comes from).
+    """
+    try:
+        parts = urllib.parse.urlsplit(str(url))
+        host = parts.hostname
+    except ValueError as e:
+        raise ValueError(f"{what}: {url!r} is not a valid URL ({e})") from None
+    scheme = parts.scheme.lower()
+    if scheme == "https" and host:
+        return url
+    if scheme == "http" and host and _is_loopback(host):
+        return url
+    if scheme == "http" and host:
+        why = "plain http:// is allowed only to a loopback address (127.0.0.1, localhost, ::1)"
+    elif not scheme:
+        why = "it has no scheme"
+    elif not host and scheme in ("http", "https"):
+        why = "it has no host"
+    else:
+        why = f"the {scheme}:// scheme is not supported"
+    raise ValueError(
+        f"{what}: {url!r} is rejected: {why}; the trace and its SHA256SUM manifest are fetched "
+        "over https:// only"
+    )
+
+
+def _is_loopback(host: str) -> bool:
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+class _CheckedRedirects(urllib.request.HTTPRedirectHandler):
+    """Follow a redirect only to a URL :func:`check_url` accepts (no https -> http downgrade)."""
+
+    def http_error_302(self, req, fp, code, msg, headers):
+        # checked before urllib's own scheme check, which would raise a (retried) HTTPError
+        location = headers.get("location") or headers.get("uri")
+        if location:
+            check_url(urllib.parse.urljoin(req.full_url, location), what=f"redirect from {req.full_url}")
+        return super().http_error_302(req, fp, code, msg, headers)
+
+    http_error_301 = http_error_303 = http_error_307 = http_error_308 = http_error_302
+
+
+_OPENER = urllib.request.build_opener(_CheckedRedirects)
 
 
 # ----------------------------------------------------------------------------- manifest
@@ -281,8 +345,10 @@ def download(
     ``Retry-After``). The call gives up with :class:`DownloadError` after
     ``retries`` checksum mismatches, or after ``retries`` consecutive network
     failures that did not extend the ``.part`` (an attempt that made progress
-    resets that count). HTTP 4xx other than 408/429 fails at once.
+    resets that count). HTTP 4xx other than 408/429 fails at once. A URL (or a redirect) that
+    :func:`check_url` rejects raises ``ValueError`` before anything is fetched.
     """
+    check_url(url)
     if retries < 1:
         raise ValueError(f"retries must be >= 1, got {retries}")
     expected: str | None = None
@@ -378,7 +444,7 @@ def _attempt(
         headers["Range"] = f"bytes={offset}-"
     request = urllib.request.Request(url, headers=headers)
     try:
-        response = urllib.request.urlopen(request, timeout=timeout)
+        response = _OPENER.open(request, timeout=timeout)
     except urllib.error.HTTPError as e:
         e.close()
         if e.code == 416 and offset:

@@ -6,10 +6,22 @@ I/O helpers shared by the rule scripts; the science lives elsewhere.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Sequence
 
 import polars as pl
+
+
+@contextmanager
+def _removed_on_failure(tmp: Path) -> Iterator[None]:
+    """Delete ``tmp`` if the block fails: Snakemake removes a failed job's outputs, not our temporaries."""
+    try:
+        yield
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
 
 
 def write_parquet(df: pl.DataFrame, path: str | Path) -> None:
@@ -17,8 +29,9 @@ def write_parquet(df: pl.DataFrame, path: str | Path) -> None:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
-    df.write_parquet(tmp, compression="zstd", statistics=True)
-    os.replace(tmp, path)
+    with _removed_on_failure(tmp):
+        df.write_parquet(tmp, compression="zstd", statistics=True)
+        os.replace(tmp, path)
 
 
 def write_bucketed(df: pl.DataFrame, path: str | Path, n_buckets: int, column: str = "bucket") -> None:
@@ -34,8 +47,9 @@ def write_bucketed(df: pl.DataFrame, path: str | Path, n_buckets: int, column: s
     if not df[column].is_sorted():
         df = df.sort(column, maintain_order=True)
     row_group = max(1024, -(-df.height // max(n_buckets, 1)))
-    df.write_parquet(tmp, compression="zstd", statistics=True, row_group_size=row_group)
-    os.replace(tmp, path)
+    with _removed_on_failure(tmp):
+        df.write_parquet(tmp, compression="zstd", statistics=True, row_group_size=row_group)
+        os.replace(tmp, path)
 
 
 def read_bucket(paths: Sequence[str | Path], bucket: int, column: str = "bucket") -> pl.DataFrame:

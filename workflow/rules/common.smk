@@ -9,6 +9,8 @@ import jsonschema
 import yaml
 
 from colocate import trace as _trace
+from colocate import download as _download
+from colocate.configtypes import cli_text, coerce_config
 
 
 def _merge(preset, explicit):
@@ -49,12 +51,27 @@ with open(_SCHEMAS / "scales.yaml") as _fh:
     _PRESETS = yaml.safe_load(_fh)
 with open(_SCHEMAS / "config.schema.yaml") as _fh:
     CONFIG_SCHEMA = _inline_refs(yaml.safe_load(_fh), _SCHEMAS)
+
+
+def _check_config(instance):
+    """Raise ValueError naming the key of the most relevant schema violation, if any."""
+    error = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(CONFIG_SCHEMA).iter_errors(instance))
+    if error is not None:
+        key = ".".join(str(p) for p in error.absolute_path) or "(top level)"
+        raise ValueError(f"config key {key}: {error.message}")
+
+
+# Snakemake's --config leaves every value nested in a dict a string ('realizations={"n_tasks": 1000}'
+# gives {"n_tasks": "1000"}): type what the user set by the schema, then check its types and enums
+# before the preset fills the sizes, and the whole config again after.
+_typed = coerce_config(config, CONFIG_SCHEMA, cli_text(workflow.config_settings.config_args))
+config.clear()
+config.update(_typed)
+_check_config(config)
 _resolved = _merge(_PRESETS[config.get("scale", "default")], config)
 _fill_defaults(_resolved, CONFIG_SCHEMA)
-_error = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(CONFIG_SCHEMA).iter_errors(_resolved))
-if _error is not None:
-    _key = ".".join(str(p) for p in _error.absolute_path) or "(top level)"
-    raise ValueError(f"config key {_key}: {_error.message}")
+_check_config(_resolved)
+_download.check_url(_resolved["trace"]["url"], what="config key trace.url")
 config.clear()
 config.update(_resolved)
 

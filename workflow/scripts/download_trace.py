@@ -3,7 +3,7 @@
 import logging
 from pathlib import Path
 
-from colocate.download import download, lookup_sha256, progress_logger
+from colocate.download import check_url, download, lookup_sha256, progress_logger
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)
 logger = logging.getLogger("colocate")  # also receives colocate.download's retry warnings
@@ -13,6 +13,9 @@ logger.addHandler(handler)
 logger.setLevel(logging.INFO)
 try:
     relpath = sm.params.relpath
+    # https only (plain http to loopback for the tests): the SHA256SUM fetched here is what every shard
+    # is verified against, so it must not come over an unauthenticated channel
+    check_url(str(sm.params.url))
     manifest = getattr(sm.input, "manifest", None)  # absent for the SHA256SUM download itself
     sha256 = lookup_sha256(manifest, relpath) if manifest else None
     url = f"{str(sm.params.url).rstrip('/')}/{relpath}"

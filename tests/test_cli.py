@@ -1,0 +1,641 @@
+"""The command line as documented, profiles that load, failures you can read.
+
+* ``--config`` values are typed by the schema (colocate.configtypes): unit and property tests against
+  Snakemake's own parser (``snakemake.cli.parse_config``), and every ``snakemake`` command and ``--config``
+  example of README.md, parsed from the README, run in a temporary directory.
+* The default workflow profile (profiles/default) is picked up: after a ``kill -9`` the README's run
+  command finishes the run (rerun-incomplete) with the results of a clean run; a second start while a
+  run holds the lock gets Snakemake's lock message.
+* A failing rule script leaves its traceback in its log and no ``*.tmp`` behind.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import math
+import os
+import re
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import jsonschema
+import polars as pl
+import pytest
+import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from snakemake.cli import parse_config
+
+from colocate import io as cio
+from colocate.configtypes import NULL_WORDS, cli_text, coerce, coerce_config
+from wfutil import REPO, SAMPLE, snakemake, write_config
+
+SCHEMAS = REPO / "workflow" / "schemas"
+README = REPO / "README.md"
+
+
+def _inline_refs(schema):
+    """The config schema with its file $refs inlined (as workflow/rules/common.smk does)."""
+    if isinstance(schema, dict):
+        if isinstance(schema.get("$ref"), str) and not schema["$ref"].startswith("#"):
+            sub = {k: v for k, v in yaml.safe_load((SCHEMAS / schema["$ref"]).read_text()).items() if k != "$schema"}
+            return {**_inline_refs(sub), **{k: v for k, v in schema.items() if k != "$ref"}}
+        return {k: _inline_refs(v) for k, v in schema.items()}
+    if isinstance(schema, list):
+        return [_inline_refs(v) for v in schema]
+    return schema
+
+
+SCHEMA = _inline_refs(yaml.safe_load((SCHEMAS / "config.schema.yaml").read_text()))
+VALIDATOR = jsonschema.Draft202012Validator(SCHEMA)
+
+
+def from_cli(*entries: str) -> dict:
+    """What the workflow sees of ``--config ENTRY ...``: Snakemake's parse, then the schema's types."""
+    return coerce_config(parse_config(list(entries)), SCHEMA, cli_text(list(entries)))
+
+
+def same(a, b) -> bool:
+    """Equal with the same types all the way down (True != 1, 1 != 1.0 here)."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+    if isinstance(a, float) and math.isnan(a):
+        return math.isnan(b)
+    return a == b
+
+
+# ----------------------------------------------------------------------------- what Snakemake's parser does
+
+
+def test_snakemake_leaves_nested_numbers_as_strings():
+    """The cause: parse_config types a top-level value (int, float, True/False) but loads a nested one with
+    YAML's BaseLoader, which types no scalar. If Snakemake ever types them, coercion is a no-op (see below)."""
+    assert parse_config(['realizations={"n_tasks": 1000}']) == {"realizations": {"n_tasks": "1000"}}
+    assert parse_config(['trace={"shards": [0, 17]}']) == {"trace": {"shards": ["0", "17"]}}
+    assert parse_config(["run=2024"]) == {"run": 2024}
+    with pytest.raises(jsonschema.ValidationError, match="'1000' is not of type 'integer'"):
+        jsonschema.validate(parse_config(['realizations={"n_tasks": 1000}']), SCHEMA)
+
+
+@pytest.mark.parametrize(
+    ("entries", "expected"),
+    [
+        (['realizations={"n_tasks": 1000}'], {"realizations": {"n_tasks": 1000}}),
+        (['trace={"source": "google", "shards": 5}'], {"trace": {"source": "google", "shards": 5}}),
+        (['trace={"shards": [0, 17, 42]}'], {"trace": {"shards": [0, 17, 42]}}),
+        (['trace={"shards": "all"}'], {"trace": {"shards": "all"}}),
+        (['trace={"source": "local", "path": "/data/x"}'], {"trace": {"source": "local", "path": "/data/x"}}),
+        (['trace={"path": null, "backoff": 0.5, "seed": 0}'], {"trace": {"path": None, "backoff": 0.5, "seed": 0}}),
+        (["trace={backoff: 1e-1}"], {"trace": {"backoff": 0.1}}),
+        (["scale=tiny", "run=2024"], {"scale": "tiny", "run": "2024"}),
+        (["run=007"], {"run": "007"}),  # the text, not str(int("007"))
+        (["run=1e5"], {"run": "1e5"}),
+        (["run=True"], {"run": "True"}),
+        (["run="], {"run": None}),
+        (["run=null"], {"run": None}),
+        (['placement={"trace": {"event_shards": 3}}'], {"placement": {"trace": {"event_shards": 3}}}),
+        (['placement={"trace": {"event_shards": null}}'], {"placement": {"trace": {"event_shards": None}}}),
+        (
+            ['packing={"sections": {"5.4": {"rebalance": [true, false], "capacity": [1, 2.5], "estimators": {"GPA": [0.1], "av": "all"}}}}'],
+            {"packing": {"sections": {"5.4": {"rebalance": [True, False], "capacity": [1, 2.5], "estimators": {"GPA": [0.1], "av": "all"}}}}},
+        ),
+    ],
+)
+def test_cli_values_are_typed_by_the_schema(entries, expected):
+    got = from_cli(*entries)
+    assert same(got, expected), got
+    VALIDATOR.validate(got)
+
+
+@pytest.mark.parametrize(
+    ("value", "schema", "expected"),
+    [
+        ("1.5", {"type": "string"}, "1.5"),  # a valid string stays one
+        ("true", {"type": "string"}, "true"),
+        ("5", {"type": ["string", "integer"]}, "5"),
+        ("5", {"type": ["integer", "null"]}, 5),
+        ("~", {"type": ["integer", "null"]}, None),
+        ("null", {"type": "string"}, "null"),  # null is not allowed: the word is the string
+        ("1e3", {"type": "integer"}, 1000),
+        ("1.5", {"type": "integer"}, "1.5"),  # not an integer: left for validation to report
+        ("nan", {"type": "number"}, "nan"),  # would pass every bound check
+        ("inf", {"type": "number"}, "inf"),
+        ("abc", {"type": "integer"}, "abc"),
+        ("-3", {"type": "integer", "minimum": 0}, -3),  # typed, so the error says "less than the minimum"
+        ("[1, 2]", {"type": "array", "items": {"type": "integer"}}, [1, 2]),
+        ('{"a": "1"}', {"type": "object", "additionalProperties": {"type": "integer"}}, {"a": 1}),
+        (["1", "x"], {"type": "array", "prefixItems": [{"type": "integer"}, {"type": "string"}]}, [1, "x"]),
+        ({"a": "1"}, {"type": "object", "patternProperties": {"^a$": {"type": "integer"}}}, {"a": 1}),
+        ("3", {"allOf": [{"type": "integer"}, {"minimum": 1}]}, 3),
+        ("2", {"anyOf": [{"type": "string", "enum": ["x"]}, {"type": "boolean"}, {"type": "number"}]}, 2),
+        (1000.0, {"type": "integer"}, 1000),
+        (2024, {"type": "string"}, "2024"),
+        (True, {"type": "boolean"}, True),
+    ],
+)
+def test_coerce_cases(value, schema, expected):
+    assert same(coerce(value, schema), expected)
+
+
+def test_coerce_does_not_modify_its_input():
+    raw = {"trace": {"shards": ["1", "2"]}}
+    frozen = json.dumps(raw)
+    coerce_config(raw, SCHEMA)
+    assert json.dumps(raw) == frozen
+
+
+@pytest.mark.parametrize(
+    ("entries", "key", "message"),
+    [
+        (['realizations={"n_tasks": "many"}'], "realizations.n_tasks", "'many' is not of type 'integer'"),
+        (['realizations={"n_tasks": 0}'], "realizations.n_tasks", "0 is less than the minimum of 1"),
+        (['trace={"shards": 0}'], "trace.shards", "0 is less than the minimum of 1"),
+        (['trace={"shards": [1, "x"]}'], "trace.shards.1", "'x' is not of type 'integer'"),
+        (['trace={"backoff": nan}'], "trace.backoff", "'nan' is not of type 'number'"),
+        (["run=a/b"], "run", "does not match"),
+    ],
+)
+def test_a_bad_value_still_names_its_key(entries, key, message):
+    error = jsonschema.exceptions.best_match(VALIDATOR.iter_errors(from_cli(*entries)))
+    assert error is not None
+    assert ".".join(map(str, error.absolute_path)) == key
+    assert message in error.message
+
+
+# ----------------------------------------------------------------------------- property: CLI round trip
+
+_TEXT = st.text(st.characters(codec="ascii", categories=("L", "N", "P", "S", "Zs")), max_size=8)
+
+
+def from_schema(schema: dict) -> st.SearchStrategy:
+    """Values of a (subset of) JSON schema: what this project's schemas use. Filtered by validity later."""
+    if "enum" in schema:
+        return st.sampled_from(schema["enum"])
+    if "const" in schema:
+        return st.just(schema["const"])
+    branches = schema.get("oneOf") or schema.get("anyOf")
+    if branches:
+        base = {k: v for k, v in schema.items() if k not in ("oneOf", "anyOf", "default", "description")}
+        return st.one_of([from_schema({**base, **b}) for b in branches])
+    types = schema.get("type", ["string", "integer", "number", "boolean", "null"])
+    types = [types] if isinstance(types, str) else types
+    return st.one_of([_of_type(t, schema) for t in types])
+
+
+def _of_type(t: str, s: dict) -> st.SearchStrategy:
+    if t == "null":
+        return st.none()
+    if t == "boolean":
+        return st.booleans()
+    if t == "string":
+        return st.from_regex(s["pattern"], fullmatch=True).filter(lambda x: len(x) < 20) if "pattern" in s else _TEXT
+    lo, hi = s.get("minimum", s.get("exclusiveMinimum")), s.get("maximum", s.get("exclusiveMaximum"))
+    if t == "integer":
+        return st.integers(
+            None if lo is None else math.floor(lo) + ("exclusiveMinimum" in s), None if hi is None else math.ceil(hi) - ("exclusiveMaximum" in s)
+        )
+    if t == "number":
+        floats = st.floats(
+            lo, hi, allow_nan=False, allow_infinity=False, exclude_min="exclusiveMinimum" in s, exclude_max="exclusiveMaximum" in s
+        )
+        return st.one_of(floats, floats.filter(lambda x: abs(x) < 2**53).map(round))
+    if t == "array":
+        if "prefixItems" in s:
+            return st.tuples(*map(from_schema, s["prefixItems"])).map(list)
+        items = from_schema(s.get("items", {}))
+        lo_n = s.get("minItems", 0)
+        return st.lists(items, min_size=lo_n, max_size=min(s.get("maxItems", lo_n + 3), lo_n + 3), unique_by=json.dumps if s.get("uniqueItems") else None)
+    if t == "object":
+        props = {k: from_schema(v) for k, v in s.get("properties", {}).items()}
+        required = set(s.get("required", ()))
+        fixed = st.fixed_dictionaries({k: v for k, v in props.items() if k in required}, optional={k: v for k, v in props.items() if k not in required})
+        extra = s.get("additionalProperties", True)
+        if isinstance(extra, dict):
+            more = st.dictionaries(_TEXT.filter(lambda k: k not in props), from_schema(extra), min_size=s.get("minProperties", 0), max_size=2)
+            return st.tuples(fixed, more).map(lambda p: {**p[1], **p[0]})
+        return fixed
+    raise AssertionError(t)
+
+
+def _has_null_word_where_null_is_allowed(value) -> bool:
+    """The one ambiguity: Snakemake's BaseLoader makes ``null`` and ``"null"`` the same string."""
+    if isinstance(value, str):
+        return value.strip() in NULL_WORDS
+    if isinstance(value, dict):
+        return any(map(_has_null_word_where_null_is_allowed, value.values()))
+    if isinstance(value, list):
+        return any(map(_has_null_word_where_null_is_allowed, value))
+    return False
+
+
+def cli_entry(key: str, value) -> str:
+    """``KEY=TEXT`` as a user types it: a top-level string as is, anything else as JSON (after the shell)."""
+    return f"{key}={value}" if isinstance(value, str) else f"{key}={json.dumps(value)}"
+
+
+_SECTION = st.sampled_from(sorted(SCHEMA["properties"])).flatmap(
+    lambda key: st.tuples(st.just(key), from_schema(SCHEMA["properties"][key]))
+)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow])
+@given(_SECTION)
+def test_any_valid_value_survives_the_command_line(section):
+    key, value = section
+    if not VALIDATOR.is_valid({key: value}) or _has_null_word_where_null_is_allowed(value):
+        return
+    entry = cli_entry(key, value)
+    assert same(from_cli(entry), {key: value}), (entry, parse_config([entry]))
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow])
+@given(_SECTION)
+def test_coercion_is_idempotent_and_keeps_valid_typed_configs(section):
+    key, value = section
+    if not VALIDATOR.is_valid({key: value}):
+        return
+    once = coerce_config({key: value}, SCHEMA)
+    assert same(coerce_config(once, SCHEMA), once)
+    if not _has_null_word_where_null_is_allowed(value):
+        assert same(once, {key: value})  # a config.yaml value that is already valid is left alone
+
+
+# ----------------------------------------------------------------------------- README commands
+
+
+def _readme_snippets(text: str) -> list[str]:
+    """Code of every fenced block (line by line, chains split) and every inline code span."""
+    snippets = []
+    for block in re.findall(r"^```[^\n]*\n(.*?)^```", text, re.S | re.M):
+        snippets += [s for line in block.splitlines() for s in re.split(r"&&|;|\|\|", line)]
+    prose = re.sub(r"^```[^\n]*\n.*?^```", "", text, flags=re.S | re.M)
+    snippets += re.findall(r"`([^`\n]+)`", prose)
+    return [s.strip() for s in snippets if s.strip()]
+
+
+def readme_commands(text: str) -> list[list[str]]:
+    """argv after ``snakemake`` of each README command; a bare ``--config ...`` example counts as one."""
+    out = []
+    for snippet in _readme_snippets(text):
+        try:
+            words = shlex.split(snippet)
+        except ValueError:
+            continue
+        at = next((i for i, w in enumerate(words) if w == "snakemake" or w.endswith("/snakemake")), None)
+        if at is not None:
+            out.append(words[at + 1 :])
+        elif words and words[0] == "--config":
+            out.append(words)
+    return out
+
+
+def test_readme_commands_are_found():
+    cmds = readme_commands(README.read_text())
+    joined = [" ".join(c) for c in cmds]
+    assert "--cores 2" in joined
+    assert any(c[:1] == ["--report"] for c in cmds)
+    assert any('realizations={"n_tasks": 1000}' in c for c in cmds)
+    assert readme_commands("x `snakemake -n --config run=a` y\n```bash\nA=1 .venv/bin/snakemake --cores 1 && ls\n```\n") == [
+        ["--cores", "1"],
+        ["-n", "--config", "run=a"],
+    ]
+
+
+def _executor_missing(argv: list[str], workdir: Path) -> bool:
+    """Whether the command's workflow profile names an executor whose plugin is not installed."""
+    if "--workflow-profile" not in argv:
+        return False
+    profile = workdir / argv[argv.index("--workflow-profile") + 1]
+    executor = yaml.safe_load((profile / "config.yaml").read_text()).get("executor", "local")
+    if executor in ("local", "dryrun", "touch"):
+        return False
+    import importlib.util
+
+    return importlib.util.find_spec(f"snakemake_executor_plugin_{executor}") is None
+
+
+def _local_paths_to_sample(argv: list[str], workdir: Path) -> list[str]:
+    """A ``trace.path`` that does not exist here (the README's /data/...) becomes a copy of the shipped sample."""
+    out = []
+    for word in argv:
+        m = re.fullmatch(r"trace=(\{.*\})", word)
+        if m:
+            section = yaml.safe_load(m.group(1))
+            if isinstance(section, dict) and section.get("path") and not Path(section["path"]).is_dir():
+                copy = workdir / "data" / Path(section["path"]).name
+                if not copy.exists():
+                    shutil.copytree(SAMPLE, copy)
+                word = "trace=" + json.dumps({**section, "path": str(copy)})
+        out.append(word)
+    return out
+
+
+def _checkout(workdir: Path) -> None:
+    """``workdir`` as a checkout looks to a command run from the repository root: config.yaml, profiles/."""
+    shutil.copy(REPO / "config.yaml", workdir / "config.yaml")
+    (workdir / "profiles").symlink_to(REPO / "profiles", target_is_directory=True)
+
+
+_COMMANDS = readme_commands(README.read_text())
+
+
+def _slow(argv: list[str]) -> list:
+    """The paper scale's dry run builds a DAG of 3,000+ jobs (about a minute): run it with the workflow tests."""
+    return [pytest.mark.workflow] if any(w.startswith("scale=paper") for w in argv) else []
+
+
+@pytest.mark.parametrize(
+    "argv", [pytest.param(c, marks=_slow(c), id=" ".join(c)) for c in _COMMANDS if "--report" not in c]
+)
+def test_readme_command_dry_runs(tmp_path, argv):
+    """Each documented command, verbatim after ``snakemake``, as a dry run (nothing is downloaded).
+
+    Special cases, each because this machine is not the user's: a ``trace.path`` that does not exist here
+    is replaced by a copy of the shipped sample; a profile's executor whose plugin is not installed
+    (slurm, kubernetes) is replaced by Snakemake's ``dryrun`` executor (the rest of the profile applies).
+    """
+    _checkout(tmp_path)
+    args = _local_paths_to_sample(argv, tmp_path)
+    if _executor_missing(args, tmp_path):
+        args += ["--executor", "dryrun"]
+    if "--unlock" not in args:
+        args += ["-n"]
+    res = subprocess.run(
+        [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "-d", str(tmp_path), *args],
+        capture_output=True, text=True, cwd=tmp_path,
+    )
+    out = res.stdout + res.stderr
+    assert res.returncode == 0, f"snakemake {shlex.join(argv)} failed:\n{out[-5000:]}"
+    if "--unlock" not in args:
+        assert "This was a dry-run" in out or "Nothing to be done" in out, out[-3000:]
+    assert not (tmp_path / "results").exists() and not (tmp_path / "resources").exists()
+
+
+@pytest.mark.workflow
+@pytest.mark.parametrize("argv", [c for c in _COMMANDS if "--report" in c], ids=" ".join)
+def test_readme_report_command_builds_the_report(tiny_run, tmp_path, argv):
+    """``--report`` reads a finished run: run verbatim in a copy of the tiny run (no dry run exists).
+
+    The README's report path lies in the default run's directory, which a default run creates and the
+    tiny run does not (Snakemake does not create the report's directory): it is made first.
+    """
+    work = tmp_path / "w"
+    shutil.copytree(tiny_run, work, symlinks=True)
+    report = work / argv[argv.index("--report") + 1]
+    report.parent.mkdir(parents=True, exist_ok=True)
+    snakemake(work, *argv)
+    html = report.read_text(errors="replace")
+    assert report.stat().st_size > 100_000 and "<html" in html.lower()
+
+
+# ----------------------------------------------------------------------------- profiles
+
+
+def _start(workdir: Path, *args: str) -> subprocess.Popen:
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    return subprocess.Popen(
+        [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "-d", str(workdir), *args],
+        cwd=workdir, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True,
+    )
+
+
+def _run(workdir: Path, *args: str) -> subprocess.CompletedProcess:
+    """``snakemake ARGS`` as the README writes it (no --cores added), from ``workdir``."""
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    return subprocess.run(
+        [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "-d", str(workdir), *args],
+        cwd=workdir, env=env, capture_output=True, text=True,
+    )
+
+
+def test_profiles_live_where_snakemake_looks():
+    assert (REPO / "profiles" / "default" / "config.yaml").is_file()
+    assert not (REPO / "workflow" / "profiles").exists()
+    default = yaml.safe_load((REPO / "profiles/default/config.yaml").read_text())
+    assert default["rerun-incomplete"] is True and default["show-failed-logs"] is True and default["latency-wait"] > 0
+    for name in ("slurm", "kubernetes"):
+        assert (REPO / "profiles" / name / "config.yaml").is_file()
+    text = README.read_text()
+    assert "workflow/profiles" not in text and "--workflow-profile profiles/slurm" in text
+
+
+def test_default_profile_is_picked_up_beside_the_snakefile(tmp_path):
+    """Run from another directory with -s, as the tests do: the profile beside the Snakefile applies.
+
+    Observable: Snakemake names it, and ``cores: 2`` from it lets a real (not dry) run start without --cores,
+    where ``--workflow-profile none`` makes Snakemake ask for --cores. (rerun-incomplete: see the kill test.)
+    """
+    write_config(tmp_path)
+    res = _run(tmp_path, "--workflow-profile", "none", "synthesize_trace")
+    assert res.returncode != 0 and "cores have to be specified" in res.stdout + res.stderr
+    res = _run(tmp_path, "synthesize_trace")  # the cheapest real job: a few seconds at the tiny scale
+    out = res.stdout + res.stderr
+    assert f"workflow specific profile {REPO / 'profiles' / 'default'}" in out
+    assert res.returncode == 0, out[-3000:]
+    assert re.search(r"Provided cores: 2\b", out), out[-3000:]
+
+
+TARGET = "results/synthetic-tiny/tables/task_counts.csv"
+#: Deterministic outputs of TARGET's DAG (a synthetic trace, its map, reduce and collect steps).
+COMPARED = [
+    "results/synthetic-tiny/tables/task_counts.csv",
+    "results/synthetic-tiny/summary/tasks.csv",
+    "results/synthetic-tiny/tasks/task_stats.parquet",
+    "results/synthetic-tiny/tasks/long_tasks.parquet",
+    "results/synthetic-tiny/map/task_events/part-00000-of-00002.parquet",
+]
+
+
+def _kill_when(proc: subprocess.Popen, ready, timeout: float = 120) -> None:
+    """SIGKILL ``proc``'s whole process group (Snakemake and its running job) once ``ready()`` holds."""
+    t0 = time.monotonic()
+    while not ready():
+        assert proc.poll() is None, f"the run ended before it could be killed:\n{proc.stdout.read()[-3000:]}"
+        assert time.monotonic() - t0 < timeout, "the run never reached the kill point"
+        time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+
+
+def _mid_run(workdir: Path):
+    """Some outputs exist, and a job is running (Snakemake marked its outputs incomplete)."""
+
+    def ready() -> bool:
+        done = list((workdir / "results/synthetic-tiny/map").rglob("*.parquet"))
+        incomplete = workdir / ".snakemake" / "incomplete"
+        return bool(done) and incomplete.is_dir() and any(incomplete.iterdir())
+
+    return ready
+
+
+@pytest.mark.workflow
+def test_kill_9_mid_run_then_the_readme_command_finishes_it(tmp_path):
+    clean = tmp_path / "clean"
+    clean.mkdir()
+    write_config(clean)
+    snakemake(clean, TARGET)
+
+    work = tmp_path / "killed"
+    work.mkdir()
+    write_config(work)
+    proc = _start(work, "--cores", "1", TARGET)
+    _kill_when(proc, _mid_run(work))
+    assert not (work / TARGET).exists()
+    cut = [base64.b64decode(m.name).decode() for m in (work / ".snakemake" / "incomplete").iterdir()]
+    assert cut
+    # The job was killed while it ran. Whether it had begun writing is a race; make it deterministic by
+    # leaving what a kill mid-write leaves: a half-written output under the marked name.
+    for rel in cut:
+        if not (work / rel).exists():
+            (work / rel).parent.mkdir(parents=True, exist_ok=True)
+            (work / rel).write_bytes(b"PAR1 half-written")
+
+    # Snakemake cannot tell a dead run's lock from a live one's: it says so, and --unlock removes it
+    res = _run(work, "--cores", "2", TARGET)
+    assert res.returncode != 0 and "Directory cannot be locked" in res.stdout + res.stderr
+    assert _run(work, "--unlock").returncode == 0
+    # without the profile's rerun-incomplete, the cut job's output blocks the run (the issue's symptom)
+    res = _run(work, "--workflow-profile", "none", "--cores", "2", TARGET)
+    assert res.returncode != 0 and "IncompleteFilesException" in res.stdout + res.stderr
+    # the README's command (with the profile picked up) redoes the cut job and finishes the run
+    res = _run(work, "--cores", "2", TARGET)
+    assert res.returncode == 0, (res.stdout + res.stderr)[-5000:]
+    for rel in COMPARED + cut:  # the cut job's outputs too: redone, not kept half-written
+        assert (work / rel).read_bytes() == (clean / rel).read_bytes(), rel
+    (trace_clean,) = (clean / "resources/trace").glob("synthetic-*")
+    (trace_work,) = (work / "resources/trace").glob("synthetic-*")
+    assert (trace_work / "SHA256SUM").read_text() == (trace_clean / "SHA256SUM").read_text()
+    assert not list(work.rglob("*.tmp"))
+
+
+@pytest.mark.workflow
+def test_a_second_start_gets_the_lock_message(tmp_path):
+    write_config(tmp_path)
+    first = _start(tmp_path, "--cores", "1", TARGET)
+    try:
+        ready = _mid_run(tmp_path)
+        t0 = time.monotonic()
+        while not ready():
+            assert first.poll() is None and time.monotonic() - t0 < 120
+            time.sleep(0.05)
+        second = _run(tmp_path, "--cores", "2", TARGET)
+        out = second.stdout + second.stderr
+        assert second.returncode != 0
+        assert "LockException" in out and "Directory cannot be locked" in out
+        assert "IncompleteFilesException" not in out
+        out_first, _ = first.communicate(timeout=180)
+        assert first.returncode == 0, out_first[-4000:]  # the second start did not disturb the first
+        assert (tmp_path / TARGET).is_file()
+    finally:
+        if first.poll() is None:
+            os.killpg(first.pid, signal.SIGKILL)
+            first.wait()
+
+
+# ----------------------------------------------------------------------------- failures you can read
+
+
+@pytest.mark.workflow
+def test_a_failing_script_leaves_its_traceback_in_its_log_and_no_tmp(tmp_path):
+    trace = tmp_path / "trace"
+    shutil.copytree(SAMPLE, trace)
+    (trace / "SHA256SUM").unlink()  # else verify_local_trace catches the corruption first
+    shard = trace / "task_events" / "part-00000-of-00500.csv.gz"
+    shard.write_bytes(b"not a gzip file\n")
+    work = tmp_path / "w"
+    work.mkdir()
+    write_config(work, trace={"source": "local", "path": str(trace)}, run="corrupt")
+    res = snakemake(work, "results/corrupt/map/task_events/part-00000-of-00500.parquet", check=False)
+    assert res.returncode != 0
+    log = (work / "results/corrupt/logs/map_task_events/part-00000-of-00500.log").read_text()
+    assert "Traceback (most recent call last)" in log
+    assert "TraceFormatError" in log and "corrupt gzip" in log and str(shard) in log
+    assert "Traceback" in res.stdout + res.stderr  # still on the console too
+    assert not list(work.rglob("*.tmp")) and not list(trace.rglob("*.tmp"))
+
+
+def test_uncaught_exception_is_logged_with_traceback(tmp_path):
+    log = tmp_path / "rule.log"
+    script = tmp_path / "script.py"
+    script.write_text(
+        "from colocate import logs\n"
+        f"log = logs.to_file({str(log)!r})\n"
+        "log.info('started')\n"
+        "def inner():\n"
+        "    raise RuntimeError('shard 7 is corrupt')\n"
+        "inner()\n"
+    )
+    res = subprocess.run([sys.executable, str(script)], capture_output=True, text=True)
+    assert res.returncode == 1
+    text = log.read_text()
+    assert "started" in text and "Traceback (most recent call last)" in text
+    assert "in inner" in text and "RuntimeError: shard 7 is corrupt" in text
+    assert "RuntimeError: shard 7 is corrupt" in res.stderr  # printed as usual
+
+
+def test_uncaught_exception_in_a_thread_is_logged(tmp_path):
+    log = tmp_path / "rule.log"
+    script = tmp_path / "script.py"
+    script.write_text(
+        "import threading\nfrom colocate import logs\n"
+        f"logs.to_file({str(log)!r})\n"
+        "logs.to_file(" + repr(str(log)) + ")\n"  # twice: the hook must not chain itself
+        "t = threading.Thread(target=lambda: 1 / 0, name='worker'); t.start(); t.join()\n"
+    )
+    res = subprocess.run([sys.executable, str(script)], capture_output=True, text=True)
+    text = log.read_text()
+    assert "thread worker" in text and "ZeroDivisionError" in text
+    assert text.count("ZeroDivisionError: division by zero") == 1
+    assert "ZeroDivisionError" in res.stderr
+
+
+@pytest.mark.parametrize("writer", ["write_parquet", "write_bucketed"])
+def test_failed_parquet_write_leaves_no_tmp(tmp_path, monkeypatch, writer):
+    df = pl.DataFrame({"bucket": [0, 1, 1], "x": [1.0, 2.0, 3.0]})
+    out = tmp_path / "sub" / "out.parquet"
+
+    def half_written(self, file, **kw):
+        Path(file).write_bytes(b"PAR1 half")  # the temporary exists, then the write fails
+        raise OSError("disk full")
+
+    monkeypatch.setattr(pl.DataFrame, "write_parquet", half_written)
+    call = (lambda: cio.write_parquet(df, out)) if writer == "write_parquet" else (lambda: cio.write_bucketed(df, out, 2))
+    with pytest.raises(OSError, match="disk full"):
+        call()
+    assert sorted(p.name for p in tmp_path.rglob("*")) == ["sub"]
+    monkeypatch.undo()
+    call()  # and a good write still works, leaving only the output
+    assert sorted(p.name for p in out.parent.iterdir()) == ["out.parquet"]
+    assert pl.read_parquet(out).sort("x").equals(df)
+
+
+def test_failed_rename_leaves_no_tmp(tmp_path, monkeypatch):
+    def no_rename(src, dst):
+        raise PermissionError("read-only destination")
+
+    monkeypatch.setattr(cio.os, "replace", no_rename)
+    with pytest.raises(PermissionError):
+        cio.write_parquet(pl.DataFrame({"x": [1]}), tmp_path / "out.parquet")
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    "url", ["file:///data/clusterdata-2011-2", "http://storage.googleapis.com/clusterdata-2011-2", "gs://clusterdata-2011-2"]
+)
+def test_unsafe_trace_url_is_rejected_at_start_up(tmp_path, url):
+    """Before any job: the manifest the shards are verified against comes over https only."""
+    shutil.copy(REPO / "config.yaml", tmp_path / "config.yaml")
+    res = _run(tmp_path, "-n", "--config", f'trace={{"source": "google", "url": "{url}"}}')
+    out = res.stdout + res.stderr
+    assert res.returncode != 0 and f"config key trace.url: {url!r} is rejected" in out, out[-3000:]
+    assert not (tmp_path / "results").exists() and not (tmp_path / "resources").exists()
