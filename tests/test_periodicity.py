@@ -7,6 +7,7 @@ import polars as pl
 import pytest
 
 from colocate import jobs, mapreduce, periodicity as pe, synth
+from colocate.insufficient import InsufficientData
 from colocate.trace import TRACE_START_US
 
 DAY, WEEK = 288, 2016
@@ -186,7 +187,8 @@ def test_missing_windows_are_filled_by_time_of_day_and_keep_the_daily_pattern():
     assert filled.tolist() == [DAY]
     assert np.allclose(series[0], x)  # a pure daily pattern: every slot's mean is the missing value
     dom = jobs_frame(1, 28 * DAY).with_columns(pl.lit(7).alias("job_id"), pl.lit(27 * DAY).alias("n_windows"))
-    assert pe.analyse(dom, w, 28 * DAY)["components"].height == 0  # min_coverage 1.0: not the whole trace
+    with pytest.raises(InsufficientData, match="runs the whole trace"):  # min_coverage 1.0: not the whole trace
+        pe.analyse(dom, w, 28 * DAY)
     res = pe.analyse(dom, w, 28 * DAY, min_coverage=0.95)["components"].row(0, named=True)
     assert res["n_filled"] == DAY and res["daily_ratio"] == pytest.approx(0.4, abs=1e-9)
 
@@ -225,12 +227,15 @@ def test_a_two_day_trace_has_no_weekly_component_and_a_daily_noise_basis():
     assert all(r[2] is None and "no whole week" in r[3] for r in weekly_rows)
 
 
-def test_no_job_gives_empty_tables_not_errors():
+def test_no_job_is_too_little_data_and_says_why():
+    """No production job runs the whole trace: a result stating the reason, not empty tables or an error."""
     dom = jobs_frame(2, 576).with_columns(pl.lit("gratis").alias("class"))
-    res = pe.analyse(dom, windows_frame(np.ones((2, 576)), [1, 2]), 576)
-    assert all(res[k].height == 0 for k in ("components", "weekly", "phases", "spectra"))
-    assert res["table4"].height == 8 and res["table4"]["daily"].null_count() == 7
-    rows = pe.summary_rows(res["components"], res["weekly"], res["phases"], n_windows=576, significance_ratio=0.12,
+    with pytest.raises(InsufficientData, match="no production dominant job runs the whole trace") as lacking:
+        pe.analyse(dom, windows_frame(np.ones((2, 576)), [1, 2]), 576)
+    assert "task_usage covers 576 window(s)" in lacking.value.reason
+    # the summary rows still render for an empty component table (a caller outside the pipeline)
+    empty = pl.DataFrame(schema=pe.components(np.ones((1, 576)), jobs_frame(1, 576)).schema)
+    rows = pe.summary_rows(empty, pl.DataFrame(), pl.DataFrame(), n_windows=576, significance_ratio=0.12,
                            strong_ratio=0.2, phase_min_ratio=0.1)
     assert rows[0][2] == 0
 

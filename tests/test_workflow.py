@@ -14,26 +14,26 @@ import numpy as np
 import polars as pl
 import pytest
 
-from wfutil import assert_config_rejected, planned_rules, snakemake, write_config
+from wfutil import assert_config_rejected, planned_rules, snakemake, write_config, synthetic_trace
 
 pytestmark = pytest.mark.workflow
 
 
 def test_full_dag_produces_the_outputs(tiny_run):
-    counts = pl.read_csv(tiny_run / "results/tables/task_counts.csv")
+    counts = pl.read_csv(tiny_run / "results/synthetic-tiny/tables/task_counts.csv")
     c = dict(zip(counts["quantity"], counts["count"]))
     assert c["tasks_with_usage"] > 0 and c["long"] >= 200 and c["short"] > c["long"]
     assert c["failing_dropped"] > 0 and c["all_zero_dropped"] > 0
     assert c["long"] + c["short"] + c["failing_dropped"] + c["all_zero_dropped"] + c["no_task_events"] == c["tasks_with_usage"]
-    inst = np.load(tiny_run / "results/realizations/inst.npy", mmap_mode="r")
-    avg = np.load(tiny_run / "results/realizations/avg.npy", mmap_mode="r")
+    inst = np.load(tiny_run / "results/synthetic-tiny/realizations/inst.npy", mmap_mode="r")
+    avg = np.load(tiny_run / "results/synthetic-tiny/realizations/avg.npy", mmap_mode="r")
     assert inst.shape == avg.shape == (200, 500) and inst.dtype == np.float32
-    tasks = pl.read_parquet(tiny_run / "results/realizations/tasks.parquet")
+    tasks = pl.read_parquet(tiny_run / "results/synthetic-tiny/realizations/tasks.parquet")
     assert tasks.height == 200 and tasks["row"].to_list() == list(range(200))
     assert (tasks["n_records"] >= 24).all()
-    nb = (tiny_run / "results/notebooks/01_trace_and_tasks.ipynb").read_text()
+    nb = (tiny_run / "results/synthetic-tiny/notebooks/01_trace_and_tasks.ipynb").read_text()
     assert '"output_type"' in nb  # the executed copy has outputs
-    manifest = (tiny_run / "resources/trace/synthetic/SHA256SUM").read_text().splitlines()
+    manifest = (synthetic_trace(tiny_run) / "SHA256SUM").read_text().splitlines()
     assert len(manifest) == 3 + 2 + 1 + 1  # tiny: task_usage 3, task_events 2, job_events 1, machine_events 1
 
 
@@ -94,7 +94,7 @@ def copy_bucket(src: Path, dest: Path, rename_to_500: bool) -> None:
 
 
 def test_local_source_verifies_and_runs(tiny_run, tmp_path):
-    copy_bucket(tiny_run / "resources/trace/synthetic", tmp_path / "copy", rename_to_500=False)
+    copy_bucket(synthetic_trace(tiny_run), tmp_path / "copy", rename_to_500=False)
     work = tmp_path / "w"
     work.mkdir()
     write_config(
@@ -104,17 +104,17 @@ def test_local_source_verifies_and_runs(tiny_run, tmp_path):
         packing={"tasks_per_instance": 40},
     )
     snakemake(work)
-    verified = pl.read_csv(work / "results/trace/verified.tsv", separator="\t")
+    verified = pl.read_csv(work / "results/local-copy/trace/verified.tsv", separator="\t")
     # 2 task_events + 3 task_usage shards and the machine_events file (copy_bucket leaves job_events out)
     assert verified.height == 6 and (verified["status"] == "ok").all()
     # same trace, same per-task statistics as the synthetic run
-    a = pl.read_parquet(work / "results/tasks/task_stats.parquet")
-    b = pl.read_parquet(tiny_run / "results/tasks/task_stats.parquet")
+    a = pl.read_parquet(work / "results/local-copy/tasks/task_stats.parquet")
+    b = pl.read_parquet(tiny_run / "results/synthetic-tiny/tasks/task_stats.parquet")
     assert a.equals(b)
 
 
 def test_local_source_with_a_corrupt_shard_fails_naming_it(tiny_run, tmp_path):
-    copy_bucket(tiny_run / "resources/trace/synthetic", tmp_path / "copy", rename_to_500=False)
+    copy_bucket(synthetic_trace(tiny_run), tmp_path / "copy", rename_to_500=False)
     bad = tmp_path / "copy/task_usage/part-00001-of-00003.csv.gz"
     bad.write_bytes(bad.read_bytes()[:-100] + b"\0" * 100)
     work = tmp_path / "w"
@@ -122,12 +122,12 @@ def test_local_source_with_a_corrupt_shard_fails_naming_it(tiny_run, tmp_path):
     write_config(work, trace={"source": "local", "path": str(tmp_path / "copy")})
     res = snakemake(work, check=False)
     assert res.returncode != 0
-    assert "task_usage/part-00001-of-00003.csv.gz" in (work / "logs/verify_local_trace.log").read_text() + res.stderr
-    assert not (work / "results/tasks").exists()
+    assert "task_usage/part-00001-of-00003.csv.gz" in (work / "results/local-copy/logs/verify_local_trace.log").read_text() + res.stderr
+    assert not (work / "results/local-copy/tasks").exists()
 
 
 def test_local_source_without_task_usage_skips_with_a_message(tiny_run, tmp_path):
-    copy_bucket(tiny_run / "resources/trace/synthetic", tmp_path / "copy", rename_to_500=False)
+    copy_bucket(synthetic_trace(tiny_run), tmp_path / "copy", rename_to_500=False)
     shutil.rmtree(tmp_path / "copy/task_usage")
     work = tmp_path / "w"
     work.mkdir()
@@ -143,7 +143,7 @@ def test_local_source_without_task_usage_skips_with_a_message(tiny_run, tmp_path
 def http_bucket(tiny_run, tmp_path):
     """The tiny trace served as the public bucket from 127.0.0.1 (shut down after the test)."""
     root = tmp_path / "bucket"
-    copy_bucket(tiny_run / "resources/trace/synthetic", root, rename_to_500=True)
+    copy_bucket(synthetic_trace(tiny_run), root, rename_to_500=True)
     handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(root))
     handler.log_message = lambda *a, **k: None
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
@@ -174,8 +174,8 @@ def test_google_source_downloads_verified_shards(tiny_run, http_bucket, tmp_path
     )
     res = snakemake(work)
     assert "no shards of job_events" in res.stdout + res.stderr
-    assert not (work / "results/tables/beaumont_table3_durations.csv").exists()
-    assert (work / "results/tables/beaumont_table1_dominant.csv").exists()
+    assert not (work / "results/google-tiny/tables/beaumont_table3_durations.csv").exists()
+    assert (work / "results/google-tiny/tables/beaumont_table1_dominant.csv").exists()
     got = sorted(p.relative_to(work / "resources/trace/google").as_posix() for p in (work / "resources/trace/google").rglob("*.csv.gz"))
     assert got == [
         "machine_events/part-00000-of-00001.csv.gz",  # single-file table, always whole
@@ -185,4 +185,4 @@ def test_google_source_downloads_verified_shards(tiny_run, http_bucket, tmp_path
         "task_usage/part-00001-of-00500.csv.gz",
     ]
     assert not list((work / "resources/trace/google").rglob("*.part"))
-    assert np.load(work / "results/realizations/inst.npy", mmap_mode="r").shape == (50, 500)
+    assert np.load(work / "results/google-tiny/realizations/inst.npy", mmap_mode="r").shape == (50, 500)

@@ -8,6 +8,7 @@ import numpy as np
 import polars as pl
 import pytest
 
+from colocate import insufficient
 from wfutil import assert_config_rejected, planned_rules, snakemake, write_config
 
 pytestmark = pytest.mark.workflow
@@ -27,34 +28,34 @@ RULES = {
 
 def test_characterisation_outputs(tiny_run):
     for name in JANUS_FIGURES + UNUVAR_FIGURES:
-        png = tiny_run / f"results/figures/{name}.png"
+        png = tiny_run / f"results/synthetic-tiny/figures/{name}.png"
         assert png.stat().st_size > 10_000, name
-    long = pl.read_parquet(tiny_run / "results/tasks/long_tasks.parquet")
-    clusters = pl.read_parquet(tiny_run / "results/characterise/task_clusters.parquet")
+    long = pl.read_parquet(tiny_run / "results/synthetic-tiny/tasks/long_tasks.parquet")
+    clusters = pl.read_parquet(tiny_run / "results/synthetic-tiny/characterise/task_clusters.parquet")
     assert clusters.height == long.height and clusters["cluster"].n_unique() == 16
-    shares = pl.read_csv(tiny_run / "results/tables/janus_fig4_cluster_shares.csv")
+    shares = pl.read_csv(tiny_run / "results/synthetic-tiny/tables/janus_fig4_cluster_shares.csv")
     assert shares["share"].sum() == pytest.approx(1.0)
-    fig1 = pl.read_csv(tiny_run / "results/tables/janus_fig1_sampling.csv")
+    fig1 = pl.read_csv(tiny_run / "results/synthetic-tiny/tables/janus_fig1_sampling.csv")
     assert fig1["k"][0] == 1 and fig1["n"][0] == long.height
-    s34 = pl.read_csv(tiny_run / "results/tables/janus_s34_time_invariance.csv")
+    s34 = pl.read_csv(tiny_run / "results/synthetic-tiny/tables/janus_s34_time_invariance.csv")
     assert s34["delta"].to_list() == [12, 24, 36] and ((s34["share"] > 0) & (s34["share"] < 1)).all()
     # tiny: 200 tasks have realizations, so Table 1 keeps N ≤ 200
-    table1 = pl.read_csv(tiny_run / "results/tables/janus_table1_normality.csv")
+    table1 = pl.read_csv(tiny_run / "results/synthetic-tiny/tables/janus_table1_normality.csv")
     assert table1["N"].to_list() == [10, 20, 30, 50, 100, 150]  # the tiny preset's table1_sizes
     assert ((table1["ad_rejection"] >= 0) & (table1["ad_rejection"] <= 1)).all()
-    lines = pl.read_csv(tiny_run / "results/tables/janus_fig3_trend_lines.csv")
+    lines = pl.read_csv(tiny_run / "results/synthetic-tiny/tables/janus_fig3_trend_lines.csv")
     assert lines["kind"].to_list() == ["inst", "avg"]
-    sources = pl.read_csv(tiny_run / "results/tables/unuvar_aggregates.csv")
+    sources = pl.read_csv(tiny_run / "results/synthetic-tiny/tables/unuvar_aggregates.csv")
     assert sources["size"].to_list() == [18, 49, 88, 154]
     assert set(sources["source"]) <= {"machines", "realizations"}
-    aggs = pl.read_parquet(tiny_run / "results/characterise/unuvar_aggregates.parquet")
+    aggs = pl.read_parquet(tiny_run / "results/synthetic-tiny/characterise/unuvar_aggregates.parquet")
     peaks = aggs.group_by("size").agg(pl.col("utilisation").max())["utilisation"].to_numpy()
     assert np.allclose(peaks, 0.9)
-    ks = pl.read_csv(tiny_run / "results/tables/unuvar_table6_ks.csv")
+    ks = pl.read_csv(tiny_run / "results/synthetic-tiny/tables/unuvar_table6_ks.csv")
     assert ((ks["ks_p"] >= 0) & (ks["ks_p"] <= 1)).all()
-    nb = (tiny_run / "results/notebooks/02_characterisation.ipynb").read_text()
+    nb = (tiny_run / "results/synthetic-tiny/notebooks/02_characterisation.ipynb").read_text()
     assert '"output_type"' in nb and "Traceback" not in nb  # the executed copy, without errors
-    summary = (tiny_run / "results/summary.md").read_text()
+    summary = (tiny_run / "results/synthetic-tiny/summary.md").read_text()
     assert "## Task characterisation (Janus & Rzadca §3)" in summary
     assert "## Aggregated utilisation, Beta fit (Unuvar et al. §IV)" in summary
     assert "| Fig 3: inst std-vs-mean slope | 0.36 |" in summary
@@ -83,17 +84,19 @@ def test_invalid_characterisation_config_is_rejected_naming_the_key(tmp_path, se
 
 
 def test_bad_sizes_fail_the_job_naming_the_parameter(tiny_run, tmp_path):
-    """A window Δ longer than every series and k larger than the number of long tasks: the jobs fail with
-    errors naming Δ (delta) and k, and leave no outputs."""
+    """A window Δ longer than every series fails its job naming Δ (delta) and leaves no output; k larger
+    than the number of long tasks is too little data, not bad input: k-means writes its outputs with the
+    reason, naming k."""
     work = tmp_path / "w"
     shutil.copytree(tiny_run, work, symlinks=True)
     write_config(work, characterise={"janus": {"windows": [100_000], "kmeans_k": 100_000}})
-    res = snakemake(work, "--keep-going", "results/tables/janus_s34_time_invariance.csv",
-                    "results/characterise/task_clusters.parquet", check=False)
+    res = snakemake(work, "--keep-going", "results/synthetic-tiny/tables/janus_s34_time_invariance.csv",
+                    "results/synthetic-tiny/characterise/task_clusters.parquet", check=False)
     assert res.returncode != 0
-    s34_log = (work / "logs/characterise/janus_time_invariance.log").read_text()
+    s34_log = (work / "results/synthetic-tiny/logs/characterise/janus_time_invariance.log").read_text()
     out = res.stdout + res.stderr
     assert "delta" in s34_log + out and "100000" in s34_log + out
-    assert "k=100000" in (work / "logs/characterise/janus_clusters.log").read_text() + out
-    assert not (work / "results/tables/janus_s34_time_invariance.csv").exists()
-    assert not (work / "results/characterise/task_clusters.parquet").exists()
+    assert "k=100000" in (work / "results/synthetic-tiny/logs/characterise/janus_clusters.log").read_text()
+    assert not (work / "results/synthetic-tiny/tables/janus_s34_time_invariance.csv").exists()
+    status = insufficient.read_status(work / "results/synthetic-tiny/characterise/task_clusters.parquet")
+    assert status is not None and "k=100000 is larger than the number of tasks" in status.reason

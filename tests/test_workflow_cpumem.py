@@ -24,9 +24,9 @@ def _defaults() -> cpumem.Settings:
 
 def test_classes_fits_and_table_agree(tiny_run):
     s = _defaults()
-    dominant = pl.read_parquet(tiny_run / "results/jobs/dominant_jobs.parquet")
-    classes = pl.read_parquet(tiny_run / "results/cpumem/job_classes.parquet")
-    fits = pl.read_parquet(tiny_run / "results/cpumem/job_fits.parquet")
+    dominant = pl.read_parquet(tiny_run / "results/synthetic-tiny/jobs/dominant_jobs.parquet")
+    classes = pl.read_parquet(tiny_run / "results/synthetic-tiny/cpumem/job_classes.parquet")
+    fits = pl.read_parquet(tiny_run / "results/synthetic-tiny/cpumem/job_fits.parquet")
     # one row per dominant job; TooFewPoints exactly below min_points
     assert sorted(classes["job_id"]) == sorted(dominant["job_id"])
     assert ((classes["n_points"] < s.min_points) == (classes["category"] == cpumem.TOO_FEW)).all()
@@ -45,7 +45,7 @@ def test_classes_fits_and_table_agree(tiny_run):
         (pl.col("n_points") <= pl.col("n_points_right")).all()
     ).item()
     # the table counts the same jobs
-    table = pl.read_csv(tiny_run / "results/tables/beaumont_cpumem_shares.csv")
+    table = pl.read_csv(tiny_run / "results/synthetic-tiny/tables/beaumont_cpumem_shares.csv")
     overall = {r["category"]: r for r in table.filter(pl.col("scope") == "all").iter_rows(named=True)}
     counts = dict(classes.group_by("category").len().iter_rows())
     assert all(overall[c]["n_jobs"] == counts.get(c, 0) for c in (*cpumem.CATEGORIES, cpumem.TOO_FEW))
@@ -58,7 +58,7 @@ def test_the_tiny_run_recovers_the_synthetic_shapes(tiny_run):
     """The tiny trace regenerated with its truth: the classified jobs' categories are the injected shapes."""
     seed = yaml.safe_load((tiny_run / "config.yaml").read_text())["trace"]["seed"]
     truth = synth.generate(synth.SynthParams.from_dict(TINY), seed, truth=True)["truth_jobs"]
-    classes = pl.read_parquet(tiny_run / "results/cpumem/job_classes.parquet").filter(pl.col("category") != cpumem.TOO_FEW)
+    classes = pl.read_parquet(tiny_run / "results/synthetic-tiny/cpumem/job_classes.parquet").filter(pl.col("category") != cpumem.TOO_FEW)
     joined = classes.join(truth.select("job_id", "memory_shape"), on="job_id", how="inner")
     assert joined.height == classes.height
     agree = (joined["memory_shape"].replace_strict(SHAPE_TO_CATEGORY) == joined["category"]).mean()
@@ -67,35 +67,35 @@ def test_the_tiny_run_recovers_the_synthetic_shapes(tiny_run):
 
 
 def test_figures_examples_and_summary(tiny_run):
-    classes = pl.read_parquet(tiny_run / "results/cpumem/job_classes.parquet")
-    examples = pl.read_parquet(tiny_run / "results/cpumem/fig3_examples.parquet")
+    classes = pl.read_parquet(tiny_run / "results/synthetic-tiny/cpumem/job_classes.parquet")
+    examples = pl.read_parquet(tiny_run / "results/synthetic-tiny/cpumem/fig3_examples.parquet")
     picked = dict(examples.group_by("category").agg(pl.col("job_id").first()).iter_rows())
     assert picked == {c: j for c, j in cpumem.pick_examples(classes).items() if j is not None}
     for cat, job in picked.items():
         row = classes.filter(pl.col("job_id") == job).row(0, named=True)
         assert row["category"] == cat and examples.filter(pl.col("job_id") == job).height == row["n_points"]
     for name in ("beaumont_fig3_cpu_memory", "beaumont_cpumem_shares"):
-        assert (tiny_run / f"results/figures/{name}.png").stat().st_size > 20_000
-    summary = pl.read_csv(tiny_run / "results/summary/beaumont_cpumem.csv", schema_overrides={"paper": pl.String, "ours": pl.String})
+        assert (tiny_run / f"results/synthetic-tiny/figures/{name}.png").stat().st_size > 20_000
+    summary = pl.read_csv(tiny_run / "results/synthetic-tiny/summary/beaumont_cpumem.csv", schema_overrides={"paper": pl.String, "ours": pl.String})
     papers = dict(summary.select("quantity", "paper").iter_rows())
     assert papers["Flat (share of fitted jobs)"] == "67%" and papers["Slope (share of fitted jobs)"] == "26.5%"
     assert papers["BadlyFitted (share of classified jobs)"] == "about half"
-    assert "## CPU vs memory (Beaumont et al. §4.2)" in (tiny_run / "results/summary.md").read_text()
+    assert "## CPU vs memory (Beaumont et al. §4.2)" in (tiny_run / "results/synthetic-tiny/summary.md").read_text()
 
 
 def test_a_threshold_reruns_the_classification_and_the_same_config_the_same_bytes(tiny_run, tmp_path):
     work = tmp_path / "w"
     shutil.copytree(tiny_run, work, symlinks=True)
     assert planned_rules(work) & RULES == set()
-    out = work / "results/cpumem/job_classes.parquet"
+    out = work / "results/synthetic-tiny/cpumem/job_classes.parquet"
     before = out.read_bytes()
-    snakemake(work, "--forcerun", "cpumem_classify", "--", "results/cpumem/job_classes.parquet")
+    snakemake(work, "--forcerun", "cpumem_classify", "--", "results/synthetic-tiny/cpumem/job_classes.parquet")
     assert out.read_bytes() == before
     write_config(work, cpumem={"cv_max": 0.5})
     assert planned_rules(work) & RULES == RULES
-    snakemake(work, "results/cpumem/job_classes.parquet")
+    snakemake(work, "results/synthetic-tiny/cpumem/job_classes.parquet")
     loose = pl.read_parquet(out)
-    old = pl.read_parquet(tiny_run / "results/cpumem/job_classes.parquet")
+    old = pl.read_parquet(tiny_run / "results/synthetic-tiny/cpumem/job_classes.parquet")
     # a looser CV threshold can only turn BadlyFitted jobs into fitted ones
     assert (loose["category"] == "BadlyFitted").sum() < (old["category"] == "BadlyFitted").sum()
 
@@ -111,12 +111,12 @@ def test_invalid_cpumem_config_is_rejected_naming_the_key(tmp_path, section, key
 def test_a_bad_sampled_windows_file_fails_naming_it_and_writes_nothing(tiny_run, tmp_path):
     work = tmp_path / "w"
     shutil.copytree(tiny_run, work, symlinks=True)
-    for f in (work / "results/cpumem").glob("*.parquet"):
+    for f in (work / "results/synthetic-tiny/cpumem").glob("*.parquet"):
         f.unlink()
-    bad = sorted((work / "results/map/task_usage").glob("*/sampled_windows.parquet"))[0]
+    bad = sorted((work / "results/synthetic-tiny/map/task_usage").glob("*/sampled_windows.parquet"))[0]
     pl.read_parquet(bad).drop("canonical_memory_usage").write_parquet(bad)
-    res = snakemake(work, "results/cpumem/job_classes.parquet", check=False)
+    res = snakemake(work, "results/synthetic-tiny/cpumem/job_classes.parquet", check=False)
     assert res.returncode != 0
-    log = (work / "logs/cpumem/classify.log").read_text() + res.stdout + res.stderr
+    log = (work / "results/synthetic-tiny/logs/cpumem/classify.log").read_text() + res.stdout + res.stderr
     assert bad.parent.name in log and "canonical_memory_usage" in log
-    assert not list((work / "results/cpumem").glob("*.parquet"))
+    assert not list((work / "results/synthetic-tiny/cpumem").glob("*.parquet"))

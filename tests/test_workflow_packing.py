@@ -16,10 +16,10 @@ pytestmark = pytest.mark.workflow
 PACKING = {"instances": 3, "tasks_per_instance": 100}
 FIGURES = ["fig7_machines", "fig8_m_vs_q", "fig9_gpa_error", "fig10_inst_vs_avg", "fig11_capacity",
            "fig12_clairvoyance", "fig13_rebalancing"]
-TARGETS = ["results/tables/packing.parquet", "results/summary/packing.csv"] + [
-    f"results/figures/packing_{name}.png" for name in FIGURES + ["pareto"]
+TARGETS = ["results/synthetic-tiny/tables/packing.parquet", "results/synthetic-tiny/summary/packing.csv"] + [
+    f"results/synthetic-tiny/figures/packing_{name}.png" for name in FIGURES + ["pareto"]
 ]
-ADMISSION = ["results/tables/admission.csv", "results/summary/admission.csv", "results/figures/admission_fig9_utilisation.png"]
+ADMISSION = ["results/synthetic-tiny/tables/admission.csv", "results/synthetic-tiny/summary/admission.csv", "results/synthetic-tiny/figures/admission_fig9_utilisation.png"]
 RULES = {"packing_setting", "packing_table", "packing_figures"}
 
 
@@ -45,7 +45,7 @@ def copy_with(packing_run, tmp_path, **packing):
 
 
 def test_packing_table_figures_and_summary(packing_run):
-    table = pl.read_parquet(packing_run / "results/tables/packing.parquet")
+    table = pl.read_parquet(packing_run / "results/synthetic-tiny/tables/packing.parquet")
     for col in ("instance", "estimator", "parameter", "algorithm", "rebalance", "capacity", "clairvoyance", "data",
                 "m_abs", "m_norm", "m", "q", "q_machines", "utilisation_machines"):
         assert col in table.columns
@@ -59,23 +59,23 @@ def test_packing_table_figures_and_summary(packing_run):
     assert (av1["m"] >= 1).all()  # packing by full-clairvoyance means cannot beat the lower bound
     per_machine = table.with_columns(pl.col("q_machines").list.mean().alias("qm"))
     np.testing.assert_allclose(per_machine["qm"], per_machine["q"], rtol=1e-9)
-    summary = pl.read_csv(packing_run / "results/tables/packing_summary.csv")
+    summary = pl.read_csv(packing_run / "results/synthetic-tiny/tables/packing_summary.csv")
     assert summary.height == 178 and (summary["instances"] == 3).all()
-    headline = pl.read_csv(packing_run / "results/summary/packing.csv")
+    headline = pl.read_csv(packing_run / "results/synthetic-tiny/summary/packing.csv")
     assert "GPA ρ=0.001: mean q" in headline["quantity"].to_list()
     for name in FIGURES + ["pareto"]:
-        assert (packing_run / f"results/figures/packing_{name}.png").stat().st_size > 1000
-    assert len(list((packing_run / "logs/packing_setting").rglob("*.log"))) == 12
-    assert len(list((packing_run / "benchmarks/packing_setting").rglob("*.tsv"))) == 12
+        assert (packing_run / f"results/synthetic-tiny/figures/packing_{name}.png").stat().st_size > 1000
+    assert len(list((packing_run / "results/synthetic-tiny/logs/packing_setting").rglob("*.log"))) == 12
+    assert len(list((packing_run / "results/synthetic-tiny/benchmarks/packing_setting").rglob("*.tsv"))) == 12
 
 
 def test_admission_control_table_viii(packing_run):
-    table = pl.read_csv(packing_run / "results/tables/admission.csv")
+    table = pl.read_csv(packing_run / "results/synthetic-tiny/tables/admission.csv")
     assert table["eps"].to_list() == [0.005, 0.01, 0.02]
     assert (table["p_over_with"] <= table["p_over_without"]).all() and table["rejection"].is_between(0, 1).all()
-    summary = pl.read_csv(packing_run / "results/summary/admission.csv")
+    summary = pl.read_csv(packing_run / "results/synthetic-tiny/summary/admission.csv")
     assert summary.height == 9 and "10.83%" in summary["paper"].to_list()
-    assert (packing_run / "results/figures/admission_fig9_utilisation.png").stat().st_size > 1000
+    assert (packing_run / "results/synthetic-tiny/figures/admission_fig9_utilisation.png").stat().st_size > 1000
 
 
 def test_changing_an_admission_bound_reruns_only_admission(packing_run, tmp_path):
@@ -85,7 +85,7 @@ def test_changing_an_admission_bound_reruns_only_admission(packing_run, tmp_path
 
 def test_packing_is_deterministic(packing_run, tmp_path):
     work = copy_with(packing_run, tmp_path)
-    setting = "results/packing/data~inst/clairvoyance~1.0/capacity~5.0.parquet"
+    setting = "results/synthetic-tiny/packing/data~inst/clairvoyance~1.0/capacity~5.0.parquet"
     (work / setting).unlink()
     snakemake(work, setting)
     assert pl.read_parquet(packing_run / setting).equals(pl.read_parquet(work / setting))

@@ -24,14 +24,14 @@ N_WINDOWS = 2 * 288  # the tiny scale: 2 days
 
 @pytest.fixture(scope="module")
 def inputs(tiny_run):
-    dom = pl.read_parquet(tiny_run / "results/jobs/dominant_jobs.parquet")
-    win = pl.read_parquet(tiny_run / "results/jobs/dominant_windows.parquet")
+    dom = pl.read_parquet(tiny_run / "results/synthetic-tiny/jobs/dominant_jobs.parquet")
+    win = pl.read_parquet(tiny_run / "results/synthetic-tiny/jobs/dominant_windows.parquet")
     return dom, win
 
 
 def test_components_are_the_whole_trace_production_jobs(tiny_run, inputs):
     dom, win = inputs
-    comps = pl.read_parquet(tiny_run / "results/periodicity/components.parquet")
+    comps = pl.read_parquet(tiny_run / "results/synthetic-tiny/periodicity/components.parquet")
     whole = dom.filter((pl.col("class") == "production") & pl.col("runs_whole_trace"))
     assert comps["job_id"].to_list() == whole["job_id"].sort().to_list()
     assert comps.height >= 1
@@ -50,14 +50,14 @@ def test_components_are_the_whole_trace_production_jobs(tiny_run, inputs):
 
 
 def test_tables_are_consistent(tiny_run):
-    comps = pl.read_parquet(tiny_run / "results/periodicity/components.parquet")
-    t4 = {r["statistic"]: r for r in pl.read_csv(tiny_run / "results/tables/beaumont_table4_fourier.csv").iter_rows(named=True)}
+    comps = pl.read_parquet(tiny_run / "results/synthetic-tiny/periodicity/components.parquet")
+    t4 = {r["statistic"]: r for r in pl.read_csv(tiny_run / "results/synthetic-tiny/tables/beaumont_table4_fourier.csv").iter_rows(named=True)}
     assert t4["jobs"]["daily"] == comps.height and t4["jobs"]["weekly"] == 0
     assert t4["50%"]["daily"] == pytest.approx(float(np.median(comps["daily_ratio"].to_numpy())))
     assert t4["50%"]["paper_daily"] == 0.268 and t4["max"]["paper_noise"] == 0.836
-    weekly = pl.read_csv(tiny_run / "results/tables/beaumont_weekly_shape.csv")
+    weekly = pl.read_csv(tiny_run / "results/synthetic-tiny/tables/beaumont_weekly_shape.csv")
     assert weekly.height == 0 and "low_days" in weekly.columns
-    phases = pl.read_csv(tiny_run / "results/tables/beaumont_daily_phases.csv")
+    phases = pl.read_csv(tiny_run / "results/synthetic-tiny/tables/beaumont_daily_phases.csv")
     assert sorted(phases["job_id"].to_list()) == sorted(comps.filter(pl.col("daily_ratio") >= 0.1)["job_id"].to_list())
     assert phases["deviation_deg"].is_between(0, 180).all()
     assert (phases["peak_hour"] * 15 - phases["daily_phase_deg"]).abs().max() < 1e-9
@@ -65,14 +65,14 @@ def test_tables_are_consistent(tiny_run):
 
 def test_packing_table_is_valid_and_reproducible(tiny_run, inputs):
     _, win = inputs
-    table = pl.read_csv(tiny_run / "results/tables/beaumont_periodic_packing.csv")
+    table = pl.read_csv(tiny_run / "results/synthetic-tiny/tables/beaumont_periodic_packing.csv")
     assert table.height == 3 * len(CAPACITIES)
     assert table["policy"].to_list() == ["peak", "phasor", "mean"] * len(CAPACITIES)
     assert (table["machines"] >= table["lower_bound"]).all()
     strict = table.filter(pl.col("policy").is_in(["peak", "phasor"]) & (pl.col("oversize") == 0))
     assert (strict["model_bound"] <= 1 + 1e-9).all()  # both keep every machine's daily model within C
     assert table["overload_share"].is_between(0, 1).all()
-    comps = pl.read_parquet(tiny_run / "results/periodicity/components.parquet")
+    comps = pl.read_parquet(tiny_run / "results/synthetic-tiny/periodicity/components.parquet")
     series, _ = pe.job_series(win, comps["job_id"].to_list(), N_WINDOWS)
     again, _ = pp.pack(comps, series, CAPACITIES)
     assert again.select(table.columns).with_columns(pl.col(pl.Float64).round(12)).equals(
@@ -81,17 +81,17 @@ def test_packing_table_is_valid_and_reproducible(tiny_run, inputs):
 
 
 def test_summary_puts_the_papers_numbers_beside_ours(tiny_run):
-    s = pl.read_csv(tiny_run / "results/summary/beaumont_periodicity.csv", schema_overrides={"paper": pl.String, "ours": pl.String})
+    s = pl.read_csv(tiny_run / "results/synthetic-tiny/summary/beaumont_periodicity.csv", schema_overrides={"paper": pl.String, "ours": pl.String})
     rows = {r["quantity"]: r for r in s.iter_rows(named=True)}
     assert rows["Table 4 daily ratio, median"]["paper"] == "0.268" and float(rows["Table 4 daily ratio, median"]["ours"]) > 0
     assert not rows["Table 4 weekly ratio, median"]["ours"] and "no whole week" in rows["Table 4 weekly ratio, median"]["note"]
     assert rows["daily phase within 60° of the circular mean"]["paper"] == "0.5"
     assert rows["share with significant weekly pattern"]["paper"] == "about 1/2"
     assert any(q.startswith("machines used, C = 0.5") for q in rows)
-    md = (tiny_run / "results/summary.md").read_text()
+    md = (tiny_run / "results/synthetic-tiny/summary.md").read_text()
     assert "Periodicity and periodic packing (Beaumont et al. §5.2, §8.2)" in md
     for name in ("beaumont_fourier_spectra", "beaumont_periodic_packing"):
-        assert (tiny_run / f"results/figures/{name}.png").stat().st_size > 20_000
+        assert (tiny_run / f"results/synthetic-tiny/figures/{name}.png").stat().st_size > 20_000
 
 
 @pytest.mark.parametrize(
@@ -110,10 +110,10 @@ def test_invalid_config_is_rejected_naming_the_key(tmp_path, section, key):
 def test_bad_dominant_windows_fail_naming_the_file_and_leave_no_output(tiny_run, tmp_path):
     work = tmp_path / "w"
     shutil.copytree(tiny_run, work, symlinks=True)
-    path = work / "results/jobs/dominant_windows.parquet"
+    path = work / "results/synthetic-tiny/jobs/dominant_windows.parquet"
     pl.read_parquet(path).drop("cpu_sum").write_parquet(path)
-    res = snakemake(work, "results/periodicity/components.parquet", "--rerun-triggers", "mtime", check=False)
+    res = snakemake(work, "results/synthetic-tiny/periodicity/components.parquet", "--rerun-triggers", "mtime", check=False)
     assert res.returncode != 0
-    assert "results/jobs/dominant_windows.parquet: missing column(s) cpu_sum" in (work / "logs/periodicity/components.log").read_text() + res.stderr
-    assert not (work / "results/periodicity/components.parquet").exists()
-    assert not (work / "results/tables/beaumont_table4_fourier.csv").exists()
+    assert "results/synthetic-tiny/jobs/dominant_windows.parquet: missing column(s) cpu_sum" in (work / "results/synthetic-tiny/logs/periodicity/components.log").read_text() + res.stderr
+    assert not (work / "results/synthetic-tiny/periodicity/components.parquet").exists()
+    assert not (work / "results/synthetic-tiny/tables/beaumont_table4_fourier.csv").exists()

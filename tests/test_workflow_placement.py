@@ -28,9 +28,9 @@ SMALL = {
     "snapshot_pod": 590,
 }
 EXPERIMENT = [
-    "results/summary/placement.csv",
-    "results/figures/placement_fig1_load_trajectory.png",
-    "results/tables/placement_replay.csv",
+    "results/synthetic-tiny/summary/placement.csv",
+    "results/synthetic-tiny/figures/placement_fig1_load_trajectory.png",
+    "results/synthetic-tiny/tables/placement_replay.csv",
 ]
 
 
@@ -55,27 +55,27 @@ def run(tmp_path_factory) -> Path:
 
 
 def test_tables_figures_notebook_and_summary(run):
-    t2 = pl.read_csv(run / "results/tables/placement_table2.csv")
+    t2 = pl.read_csv(run / "results/synthetic-tiny/tables/placement_table2.csv")
     assert t2.columns == ["measure", "resource", "PACK", "SPREAD", "XBAL", "ABP"]
     reject = t2.filter(pl.col("measure") == "% Reject").row(0, named=True)
     assert reject["SPREAD"] > 0  # fragmentation: Spread loses GPU-4 pods (Table III)
-    t3 = pl.read_csv(run / "results/tables/placement_table3.csv", schema_overrides={"gpu demand": pl.String})
+    t3 = pl.read_csv(run / "results/synthetic-tiny/tables/placement_table3.csv", schema_overrides={"gpu demand": pl.String})
     assert t3["gpu demand"].to_list() == ["0", "1", "2", "3", "4", "Total"]
     assert t3.filter(pl.col("gpu demand") == "0").select("PACK", "SPREAD", "XBAL", "ABP").sum_horizontal().item() == 0
-    reps = pl.read_csv(run / "results/tables/placement_replicates.csv")
+    reps = pl.read_csv(run / "results/synthetic-tiny/tables/placement_replicates.csv")
     assert set(reps["n"]) == {3}
-    tests = pl.read_csv(run / "results/tables/placement_tests.csv")
+    tests = pl.read_csv(run / "results/synthetic-tiny/tables/placement_tests.csv")
     assert tests["baseline"].to_list() == ["PACK", "SPREAD", "XBAL"]
     for name in ("fig1_load_trajectory", "fig2_stdev", "fig3_snapshot", "fig4_error", "reject_replicates"):
-        assert (run / f"results/figures/placement_{name}.png").stat().st_size > 10_000
-    replay = pl.read_csv(run / "results/tables/placement_replay.csv")
+        assert (run / f"results/synthetic-tiny/figures/placement_{name}.png").stat().st_size > 10_000
+    replay = pl.read_csv(run / "results/synthetic-tiny/tables/placement_replay.csv")
     assert replay["identical_log"].all() and replay["identical_snapshot"].all()
-    nb = json.loads((run / "results/notebooks/04_placement.ipynb").read_text())
+    nb = json.loads((run / "results/synthetic-tiny/notebooks/04_placement.ipynb").read_text())
     assert any(c.get("outputs") for c in nb["cells"] if c["cell_type"] == "code")
-    summary = pl.read_csv(run / "results/summary/placement.csv", schema_overrides={"paper": pl.String, "ours": pl.String})
+    summary = pl.read_csv(run / "results/synthetic-tiny/summary/placement.csv", schema_overrides={"paper": pl.String, "ours": pl.String})
     row = summary.filter(pl.col("quantity") == "Table II % Reject ABP").row(0, named=True)
     assert row["paper"] == "0.33" and row["ours"] and "replicates" in row["note"]
-    bsa = pl.read_csv(run / "results/tables/placement_bsa.csv")
+    bsa = pl.read_csv(run / "results/synthetic-tiny/tables/placement_bsa.csv")
     assert ((bsa["agreement"] > 0.5) & (bsa["agreement"] <= 1)).all()
 
 
@@ -84,7 +84,7 @@ def test_rerun_is_a_no_op_config_changes_rerun_what_reads_them_and_bytes_repeat(
     work = tmp_path / "w"
     shutil.copytree(run, work, symlinks=True)
     # the same config gives the same bytes
-    out = "results/placement/runs/rep-1/requests.parquet"
+    out = "results/synthetic-tiny/placement/runs/rep-1/requests.parquet"
     before = (work / out).read_bytes()
     snakemake(work, "--forcerun", "placement_run", "--", out)
     assert (work / out).read_bytes() == before
@@ -115,11 +115,11 @@ def test_bad_config_fails_before_any_job_naming_the_key(tmp_path, change, key):
 
 
 def test_trace_driven_run(tiny_run):
-    table = pl.read_csv(tiny_run / "results/tables/placement_trace.csv")
+    table = pl.read_csv(tiny_run / "results/synthetic-tiny/tables/placement_trace.csv")
     assert table["policy"].to_list() == ["PACK", "SPREAD", "XBAL", "ABP"]
     assert (table["requests"] > 0).all() and (table["reject_pct"] < 50).all()
-    facts = dict(pl.read_csv(tiny_run / "results/tables/placement_trace_workload.csv").iter_rows())
+    facts = dict(pl.read_csv(tiny_run / "results/synthetic-tiny/tables/placement_trace_workload.csv").iter_rows())
     assert facts["offered_cpu_load"] == pytest.approx(0.55) and facts["requests"] >= table["requests"][0]
-    assert (tiny_run / "results/figures/placement_trace.png").stat().st_size > 10_000
-    summary = (tiny_run / "results/summary.md").read_text()
+    assert (tiny_run / "results/synthetic-tiny/figures/placement_trace.png").stat().st_size > 10_000
+    summary = (tiny_run / "results/synthetic-tiny/summary.md").read_text()
     assert "## Placement (Tantawi & Steinder)" in summary and "## Placement, trace-driven" in summary

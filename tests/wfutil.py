@@ -56,3 +56,13 @@ def assert_config_rejected(workdir: Path, needle: str, **sections) -> None:
     assert res.returncode != 0
     assert needle in res.stdout + res.stderr
     assert not (workdir / "results").exists() and not (workdir / "resources").exists()
+
+
+def synthetic_trace(workdir: Path) -> Path:
+    """The synthetic trace a run in ``workdir`` cached (resources/trace/synthetic-<digest of its model>)."""
+    (root,) = sorted((workdir / "resources/trace").glob("synthetic-*"))
+    return root
+
+
+#: The real 2011 sample shipped with the project (trace.source: sample), in the bucket's layout.
+SAMPLE = REPO / "workflow" / "data" / "google-2011-sample"

@@ -36,6 +36,7 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
+from colocate.insufficient import InsufficientData
 from colocate.tasks import HIST_BINS, TASK_KEY
 
 # scipy, statsmodels, scikit-learn and matplotlib are imported where they are used: each rule
@@ -358,7 +359,10 @@ def _check_hist(hist: np.ndarray, k: int) -> np.ndarray:
     if int(k) < 1:
         raise ValueError(f"number of clusters k must be >= 1, got {k}")
     if int(k) > hist.shape[0]:
-        raise ValueError(f"number of clusters k={k} is larger than the number of tasks ({hist.shape[0]})")
+        raise InsufficientData(
+            f"number of clusters k={k} is larger than the number of tasks ({hist.shape[0]} long tasks)",
+            f"at least k = {k} long tasks (≥ 2 h of task_usage each)",
+        )
     return hist
 
 

@@ -42,10 +42,12 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 import polars as pl
+
 import statsmodels.api as sm
 from sklearn.cluster import DBSCAN
 from sklearn.preprocessing import MinMaxScaler, RobustScaler, StandardScaler
 
+from colocate.insufficient import require
 from colocate.trace import PRIORITY_CLASSES
 
 #: Job categories (Beaumont §4.2, Fig 3), in the order of the figure's panels.
@@ -391,6 +393,12 @@ def classify_jobs(points: pl.DataFrame, settings: Settings, job_ids: pl.Series |
                 pl.lit(0, pl.Int32).alias("n_clusters"), pl.lit(None, pl.Float64).alias("noise_share"),
             )]
         )
+    require(
+        (classes["category"] != TOO_FEW).any(),
+        f"none of the {classes.height} dominant jobs has ≥ {settings.min_points} sampled (cpu, memory) points",
+        f"task_usage over more sampled windows (mapreduce.sampled_windows_per_day per day): "
+        f"≥ {settings.min_points} records of some dominant job",
+    )
     labelled = pl.concat(label_parts) if label_parts else pts.with_columns(pl.lit(-1, pl.Int32).alias("cluster"))
     return {
         "fits": pl.DataFrame(fit_rows, schema=FIT_SCHEMA),

@@ -75,8 +75,10 @@ from collections.abc import Sequence
 
 import numpy as np
 import polars as pl
+
 from scipy import fft, stats
 
+from colocate.insufficient import require
 from colocate.jobs import TABLE_STATS, describe
 
 #: Periods of the periodic components, in 5-minute windows.
@@ -447,6 +449,13 @@ def analyse(
 ) -> dict[str, pl.DataFrame]:
     """Beaumont §5.2 end to end: select the jobs, build their series, decompose; Table 4, weekly shape, phases, spectra."""
     jobs = select_jobs(dominant, n_windows, classes, min_coverage)
+    observed = int(windows["window"].n_unique()) if windows.height else 0
+    require(
+        jobs.height > 0,
+        f"no {' or '.join(classes)} dominant job runs the whole trace (alive in the first and last of its "
+        f"{n_windows} windows and in ≥ {min_coverage:.0%} of them); task_usage covers {observed} window(s)",
+        "task_usage over the trace's whole span (29 days; at least two weeks for the daily and weekly components)",
+    )
     series, filled = job_series(windows, jobs["job_id"].to_list(), n_windows)
     comps = components(series, jobs, significance_ratio, strong_ratio, n_filled=filled)
     return {

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
+from colocate.insufficient import require
 from colocate.placement import Workload
 
 #: µs per 5-minute window of task_usage (the task table counts records of this length).
@@ -298,17 +299,23 @@ def trace_requests(
     )
     too_big = ~fits.any(axis=1)
     eligible = tasks.filter(pl.Series(~too_big))
-    if eligible.height < 2:
-        raise ConfigError(
-            f"placement.trace.requests: only {eligible.height} tasks with requests and lifetimes in the trace"
-        )
+    require(
+        eligible.height >= 2,
+        f"only {eligible.height} task(s) of the task table have a SUBMIT event, requests and a lifetime",
+        "task_events and task_usage of the same tasks, at least two of them placeable",
+    )
     n = min(n_requests, eligible.height)
     pick = np.sort(rng.choice(eligible.height, size=n, replace=False))
     chosen = eligible[pick]
     submit_s = (chosen["submit"].to_numpy() - chosen["submit"][0]) / 1e6
     span = float(submit_s[-1])
-    if span <= 0:
-        raise ConfigError("placement.trace.requests: the sampled tasks all arrive at the same instant")
+    require(
+        span > 0,
+        f"the {n} sampled tasks were all submitted at the same instant ({chosen['submit'][0] / 1e6:g} s; "
+        "0 means before the trace began), so there is no arrival process to replay",
+        "task_usage covering tasks submitted during the trace (after its start at 600 s), "
+        "e.g. more than the first 5-minute window",
+    )
     work = float((chosen["cpu_request"].to_numpy() * chosen["lifetime"].to_numpy()).sum())
     natural_load = work / (span * cap[:, 0].sum())
     scale = natural_load / offered_load

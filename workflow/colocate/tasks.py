@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
+from colocate.insufficient import InsufficientData
 from colocate.trace import FAILING_EVENTS
 
 #: Tasks with at least this many 5-minute records (2 hours) are *long* (Janus §3.1).
@@ -101,3 +102,17 @@ def inst_histograms(records: pl.DataFrame, bins: int = HIST_BINS) -> tuple[pl.Da
     totals = hist.sum(axis=1, keepdims=True)
     hist = np.divide(hist, totals, out=np.zeros_like(hist), where=totals > 0)
     return keys.drop("_row"), hist.astype(np.float32)
+
+
+def long_tasks_status(stats: pl.DataFrame, long_min_records: int = LONG_MIN_RECORDS) -> InsufficientData | None:
+    """Why the trace has no long task (Janus §3.1: ≥ 2 h of 5-minute records), or None when it has one."""
+    if stats.filter("is_long").height:
+        return None
+    longest = int(stats["n_records"].max() or 0)
+    return InsufficientData(
+        f"no long task: the longest of the {stats.height} tasks has {longest} five-minute record(s) "
+        f"({longest * 5} min), fewer than {long_min_records} ({long_min_records * 5} min)",
+        f"task_usage covering at least {long_min_records * 5 // 60} h of some task's life "
+        f"(mapreduce.long_min_records = {long_min_records} windows)",
+        analysis="Long tasks (Janus §3.1)",
+    )

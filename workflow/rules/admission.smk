@@ -2,22 +2,22 @@
 # (Table VIII, Fig 9). The science lives in colocate.admission.
 
 TARGETS.append(
-    (("task_events", "task_usage"), ["results/tables/admission.csv", "results/figures/admission_fig9_utilisation.png"])
+    (("task_events", "task_usage"), [f"{RESULTS}/tables/admission.csv", f"{RESULTS}/figures/admission_fig9_utilisation.png"])
 )
 
 
 rule admission_control:
     input:
-        inst="results/realizations/inst.npy",
-        tasks="results/realizations/tasks.parquet",
+        inst=f"{RESULTS}/realizations/inst.npy",
+        tasks=f"{RESULTS}/realizations/tasks.parquet",
     output:
-        utilisation="results/admission/utilisation.parquet",
+        utilisation=f"{RESULTS}/admission/utilisation.parquet",
         table=report(
-            "results/tables/admission.csv",
+            f"{RESULTS}/tables/admission.csv",
             caption="../report/packing_admission_table.rst",
             category="Admission control (Unuvar et al.)",
         ),
-        summary="results/summary/admission.csv",
+        summary=f"{RESULTS}/summary/admission.csv",
     params:
         arrivals=PK["admission"]["arrivals"],
         mean_running=PK["admission"]["mean_running"],
@@ -26,11 +26,11 @@ rule admission_control:
         peak_utilisation=PK["admission"]["peak_utilisation"],
         peak_quantile=PK["admission"]["peak_quantile"],
         seed=PK["admission"]["seed"],
-        code=code_digest("admission", "packing", "summary", "io"),
+        code=code_digest("insufficient", "admission", "packing", "summary", "io"),
     log:
-        "logs/admission_control.log",
+        f"{RESULTS}/logs/admission_control.log",
     benchmark:
-        "benchmarks/admission_control.tsv"
+        f"{RESULTS}/benchmarks/admission_control.tsv"
     threads: 1
     resources:
         # one entry (step, arrival, usage, draw indices) per task-step: arrivals × mean lifetime × ~60 bytes
@@ -44,21 +44,21 @@ rule admission_control:
 
 rule admission_figure:
     input:
-        "results/admission/utilisation.parquet",
+        f"{RESULTS}/admission/utilisation.parquet",
     output:
         report(
-            "results/figures/admission_fig9_utilisation.png",
+            f"{RESULTS}/figures/admission_fig9_utilisation.png",
             caption="../report/packing_admission_fig9.rst",
             category="Admission control (Unuvar et al.)",
         ),
     params:
         eps=0.01,
         threshold=PK["admission"]["threshold"],
-        code=code_digest("figures/packing"),
+        code=code_digest("insufficient", "figures/packing"),
     log:
-        "logs/admission_figure.log",
+        f"{RESULTS}/logs/admission_figure.log",
     benchmark:
-        "benchmarks/admission_figure.tsv"
+        f"{RESULTS}/benchmarks/admission_figure.tsv"
     threads: 1
     resources:
         mem_mb=lambda wc, input: 1000 + 10 * int(input.size_mb),

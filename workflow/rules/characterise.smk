@@ -27,57 +27,59 @@ for _key, _kept in CH_SIZES.items():
             f"realizations.n_tasks = {CH_N_TASKS}; skipped"
         )
 CH_OBSERVATIONS = min(CH_UNUVAR["observations"], config["realizations"]["n_realizations"])
-CH_SERIES = expand("results/reduce/bucket-{bucket}/series.parquet", bucket=BUCKETS)
+CH_SERIES = expand(f"{RESULTS}/reduce/bucket-{{bucket}}/series.parquet", bucket=BUCKETS)
 
 TARGETS.append(
     (
         ("task_events", "task_usage"),
         [
-            "results/figures/janus_fig1_sampling.png",
-            "results/figures/janus_fig2_std_cdf.png",
-            "results/figures/janus_fig3_std_vs_mean.png",
-            "results/figures/janus_s34_time_invariance.png",
-            "results/figures/janus_fig4_centroids.png",
-            "results/figures/janus_fig4_elbow.png",
-            "results/figures/janus_fig5_totals.png",
-            "results/figures/janus_fig6_percentiles.png",
-            "results/tables/janus_table1_normality.csv",
-            "results/characterise/task_clusters.parquet",
-            "results/figures/unuvar_fig4_beta_fit.png",
-            "results/figures/unuvar_fig7_beta_fit.png",
-            "results/figures/unuvar_gaussian_vs_beta.png",
-            "results/figures/characterisation_clusters.png",
-            "results/figures/characterisation_table1.png",
+            f"{RESULTS}/figures/janus_fig1_sampling.png",
+            f"{RESULTS}/figures/janus_fig2_std_cdf.png",
+            f"{RESULTS}/figures/janus_fig3_std_vs_mean.png",
+            f"{RESULTS}/figures/janus_s34_time_invariance.png",
+            f"{RESULTS}/figures/janus_fig4_centroids.png",
+            f"{RESULTS}/figures/janus_fig4_elbow.png",
+            f"{RESULTS}/figures/janus_fig5_totals.png",
+            f"{RESULTS}/figures/janus_fig6_percentiles.png",
+            f"{RESULTS}/tables/janus_table1_normality.csv",
+            f"{RESULTS}/characterise/task_clusters.parquet",
+            f"{RESULTS}/figures/unuvar_fig4_beta_fit.png",
+            f"{RESULTS}/figures/unuvar_fig7_beta_fit.png",
+            f"{RESULTS}/figures/unuvar_gaussian_vs_beta.png",
+            f"{RESULTS}/figures/characterisation_clusters.png",
+            f"{RESULTS}/figures/characterisation_table1.png",
         ],
     )
 )
-SUMMARY_PARTS.append((("task_events", "task_usage"), "results/summary/characterise_janus.csv"))
-SUMMARY_PARTS.append((("task_events", "task_usage"), "results/summary/characterise_unuvar.csv"))
+SUMMARY_PARTS.append((("task_events", "task_usage"), f"{RESULTS}/summary/characterise_janus.csv"))
+SUMMARY_PARTS.append((("task_events", "task_usage"), f"{RESULTS}/summary/characterise_unuvar.csv"))
 
 
 rule janus_fig1_sampling:
     input:
         series=CH_SERIES,
+        # its status says why when the trace has no long task
+        long=f"{RESULTS}/tasks/long_tasks.parquet",
     output:
-        values="results/characterise/janus_fig1_sampling.parquet",
+        values=f"{RESULTS}/characterise/janus_fig1_sampling.parquet",
         table=report(
-            "results/tables/janus_fig1_sampling.csv",
+            f"{RESULTS}/tables/janus_fig1_sampling.csv",
             caption="../report/characterise_janus_fig1.rst",
             category=CH_CATEGORY_J,
         ),
         figure=report(
-            "results/figures/janus_fig1_sampling.png",
+            f"{RESULTS}/figures/janus_fig1_sampling.png",
             caption="../report/characterise_janus_fig1.rst",
             category=CH_CATEGORY_J,
         ),
     params:
         ks=CH_JANUS["sampling_ks"],
         seed=CH["seed"],
-        code=code_digest("characterise", "figures.characterise", "figures.__init__", "tasks", "io"),
+        code=code_digest("insufficient", "characterise", "figures.characterise", "figures.__init__", "tasks", "io"),
     log:
-        "logs/characterise/janus_fig1_sampling.log",
+        f"{RESULTS}/logs/characterise/janus_fig1_sampling.log",
     benchmark:
-        "benchmarks/characterise/janus_fig1_sampling.tsv"
+        f"{RESULTS}/benchmarks/characterise/janus_fig1_sampling.tsv"
     threads: 1
     resources:
         # one bucket's records at a time (five float64 columns, sorted, plus one permutation per k)
@@ -91,25 +93,25 @@ rule janus_fig1_sampling:
 
 rule janus_variability:
     input:
-        long="results/tasks/long_tasks.parquet",
+        long=f"{RESULTS}/tasks/long_tasks.parquet",
     output:
         fig2_table=report(
-            "results/tables/janus_fig2_std.csv",
+            f"{RESULTS}/tables/janus_fig2_std.csv",
             caption="../report/characterise_janus_fig2.rst",
             category=CH_CATEGORY_J,
         ),
         fig2=report(
-            "results/figures/janus_fig2_std_cdf.png",
+            f"{RESULTS}/figures/janus_fig2_std_cdf.png",
             caption="../report/characterise_janus_fig2.rst",
             category=CH_CATEGORY_J,
         ),
         fig3_table=report(
-            "results/tables/janus_fig3_trend_lines.csv",
+            f"{RESULTS}/tables/janus_fig3_trend_lines.csv",
             caption="../report/characterise_janus_fig3.rst",
             category=CH_CATEGORY_J,
         ),
         fig3=report(
-            "results/figures/janus_fig3_std_vs_mean.png",
+            f"{RESULTS}/figures/janus_fig3_std_vs_mean.png",
             caption="../report/characterise_janus_fig3.rst",
             category=CH_CATEGORY_J,
         ),
@@ -117,11 +119,11 @@ rule janus_variability:
         alpha=CH["alpha"],
         bins=CH_JANUS["heatmap_bins"],
         quantile=CH_JANUS["heatmap_quantile"],
-        code=code_digest("characterise", "figures.characterise", "figures.__init__"),
+        code=code_digest("insufficient", "characterise", "figures.characterise", "figures.__init__"),
     log:
-        "logs/characterise/janus_variability.log",
+        f"{RESULTS}/logs/characterise/janus_variability.log",
     benchmark:
-        "benchmarks/characterise/janus_variability.tsv"
+        f"{RESULTS}/benchmarks/characterise/janus_variability.tsv"
     threads: 1
     resources:
         mem_mb=lambda wc, input: 1500 + 4 * int(input.size_mb),
@@ -135,15 +137,17 @@ rule janus_variability:
 rule janus_time_invariance:
     input:
         series=CH_SERIES,
+        # its status says why when the trace has no long task
+        long=f"{RESULTS}/tasks/long_tasks.parquet",
     output:
-        tests="results/characterise/janus_s34_ks.parquet",
+        tests=f"{RESULTS}/characterise/janus_s34_ks.parquet",
         table=report(
-            "results/tables/janus_s34_time_invariance.csv",
+            f"{RESULTS}/tables/janus_s34_time_invariance.csv",
             caption="../report/characterise_janus_s34.rst",
             category=CH_CATEGORY_J,
         ),
         figure=report(
-            "results/figures/janus_s34_time_invariance.png",
+            f"{RESULTS}/figures/janus_s34_time_invariance.png",
             caption="../report/characterise_janus_s34.rst",
             category=CH_CATEGORY_J,
         ),
@@ -151,11 +155,11 @@ rule janus_time_invariance:
         windows=CH_JANUS["windows"],
         alpha=CH["alpha"],
         seed=CH["seed"],
-        code=code_digest("characterise", "figures.characterise", "figures.__init__", "tasks", "io"),
+        code=code_digest("insufficient", "characterise", "figures.characterise", "figures.__init__", "tasks", "io"),
     log:
-        "logs/characterise/janus_time_invariance.log",
+        f"{RESULTS}/logs/characterise/janus_time_invariance.log",
     benchmark:
-        "benchmarks/characterise/janus_time_invariance.tsv"
+        f"{RESULTS}/benchmarks/characterise/janus_time_invariance.tsv"
     threads: 1
     resources:
         mem_mb=lambda wc, input: 1500 + int(20 * input.size_mb / max(len(BUCKETS), 1)),
@@ -168,17 +172,17 @@ rule janus_time_invariance:
 
 rule janus_clusters:
     input:
-        long="results/tasks/long_tasks.parquet",
+        long=f"{RESULTS}/tasks/long_tasks.parquet",
     output:
-        clusters="results/characterise/task_clusters.parquet",
+        clusters=f"{RESULTS}/characterise/task_clusters.parquet",
         shares=report(
-            "results/tables/janus_fig4_cluster_shares.csv",
+            f"{RESULTS}/tables/janus_fig4_cluster_shares.csv",
             caption="../report/characterise_janus_fig4.rst",
             category=CH_CATEGORY_J,
         ),
-        centroids="results/tables/janus_fig4_centroids.csv",
+        centroids=f"{RESULTS}/tables/janus_fig4_centroids.csv",
         figure=report(
-            "results/figures/janus_fig4_centroids.png",
+            f"{RESULTS}/figures/janus_fig4_centroids.png",
             caption="../report/characterise_janus_fig4.rst",
             category=CH_CATEGORY_J,
         ),
@@ -186,11 +190,11 @@ rule janus_clusters:
         k=CH_JANUS["kmeans_k"],
         n_init=CH_JANUS["kmeans_n_init"],
         seed=CH["seed"],
-        code=code_digest("characterise", "figures.characterise", "figures.__init__", "io"),
+        code=code_digest("insufficient", "characterise", "figures.characterise", "figures.__init__", "io"),
     log:
-        "logs/characterise/janus_clusters.log",
+        f"{RESULTS}/logs/characterise/janus_clusters.log",
     benchmark:
-        "benchmarks/characterise/janus_clusters.tsv"
+        f"{RESULTS}/benchmarks/characterise/janus_clusters.tsv"
     threads: 1
     resources:
         # the histograms as float32 and float64 (tasks × 100) plus k-means' distances
@@ -204,15 +208,15 @@ rule janus_clusters:
 
 rule janus_elbow:
     input:
-        long="results/tasks/long_tasks.parquet",
+        long=f"{RESULTS}/tasks/long_tasks.parquet",
     output:
         table=report(
-            "results/tables/janus_fig4_elbow.csv",
+            f"{RESULTS}/tables/janus_fig4_elbow.csv",
             caption="../report/characterise_janus_elbow.rst",
             category=CH_CATEGORY_J,
         ),
         figure=report(
-            "results/figures/janus_fig4_elbow.png",
+            f"{RESULTS}/figures/janus_fig4_elbow.png",
             caption="../report/characterise_janus_elbow.rst",
             category=CH_CATEGORY_J,
         ),
@@ -221,11 +225,11 @@ rule janus_elbow:
         k_range=CH_JANUS["elbow_k"],
         max_tasks=CH_JANUS["elbow_max_tasks"],
         seed=CH["seed"],
-        code=code_digest("characterise", "figures.characterise", "figures.__init__"),
+        code=code_digest("insufficient", "characterise", "figures.characterise", "figures.__init__"),
     log:
-        "logs/characterise/janus_elbow.log",
+        f"{RESULTS}/logs/characterise/janus_elbow.log",
     benchmark:
-        "benchmarks/characterise/janus_elbow.tsv"
+        f"{RESULTS}/benchmarks/characterise/janus_elbow.tsv"
     threads: 1
     resources:
         mem_mb=lambda wc, input: 1500 + 8 * int(input.size_mb),
@@ -238,23 +242,23 @@ rule janus_elbow:
 
 rule janus_total_usage:
     input:
-        inst="results/realizations/inst.npy",
-        tasks="results/realizations/tasks.parquet",
-        long="results/tasks/long_tasks.parquet",
+        inst=f"{RESULTS}/realizations/inst.npy",
+        tasks=f"{RESULTS}/realizations/tasks.parquet",
+        long=f"{RESULTS}/tasks/long_tasks.parquet",
     output:
-        samples="results/characterise/janus_total_usage_samples.parquet",
+        samples=f"{RESULTS}/characterise/janus_total_usage_samples.parquet",
         table1=report(
-            "results/tables/janus_table1_normality.csv",
+            f"{RESULTS}/tables/janus_table1_normality.csv",
             caption="../report/characterise_janus_table1.rst",
             category=CH_CATEGORY_J,
         ),
         fig6_table=report(
-            "results/tables/janus_fig6_percentiles.csv",
+            f"{RESULTS}/tables/janus_fig6_percentiles.csv",
             caption="../report/characterise_janus_fig6.rst",
             category=CH_CATEGORY_J,
         ),
         fig6=report(
-            "results/figures/janus_fig6_percentiles.png",
+            f"{RESULTS}/figures/janus_fig6_percentiles.png",
             caption="../report/characterise_janus_fig6.rst",
             category=CH_CATEGORY_J,
         ),
@@ -265,11 +269,11 @@ rule janus_total_usage:
         repetitions=CH_JANUS["repetitions"],
         alpha=CH["alpha"],
         seed=CH["seed"],
-        code=code_digest("characterise", "figures.characterise", "figures.__init__", "io"),
+        code=code_digest("insufficient", "characterise", "figures.characterise", "figures.__init__", "io"),
     log:
-        "logs/characterise/janus_total_usage.log",
+        f"{RESULTS}/logs/characterise/janus_total_usage.log",
     benchmark:
-        "benchmarks/characterise/janus_total_usage.tsv"
+        f"{RESULTS}/benchmarks/characterise/janus_total_usage.tsv"
     threads: 1
     resources:
         # the memory-mapped N × R matrix is paged in, plus chunks of 8e6 float64 totals
@@ -283,24 +287,24 @@ rule janus_total_usage:
 
 rule janus_fig5_totals:
     input:
-        inst="results/realizations/inst.npy",
-        tasks="results/realizations/tasks.parquet",
-        long="results/tasks/long_tasks.parquet",
+        inst=f"{RESULTS}/realizations/inst.npy",
+        tasks=f"{RESULTS}/realizations/tasks.parquet",
+        long=f"{RESULTS}/tasks/long_tasks.parquet",
     output:
-        table="results/tables/janus_fig5_totals.csv",
+        table=f"{RESULTS}/tables/janus_fig5_totals.csv",
         figure=report(
-            "results/figures/janus_fig5_totals.png",
+            f"{RESULTS}/figures/janus_fig5_totals.png",
             caption="../report/characterise_janus_fig5.rst",
             category=CH_CATEGORY_J,
         ),
     params:
         sizes=CH_SIZES["janus.fig5_sizes"],
         seed=CH["seed"],
-        code=code_digest("characterise", "figures.characterise", "figures.__init__"),
+        code=code_digest("insufficient", "characterise", "figures.characterise", "figures.__init__"),
     log:
-        "logs/characterise/janus_fig5_totals.log",
+        f"{RESULTS}/logs/characterise/janus_fig5_totals.log",
     benchmark:
-        "benchmarks/characterise/janus_fig5_totals.tsv"
+        f"{RESULTS}/benchmarks/characterise/janus_fig5_totals.tsv"
     threads: 1
     resources:
         mem_mb=lambda wc, input: 1500 + int(input.size_mb),
@@ -313,22 +317,22 @@ rule janus_fig5_totals:
 
 rule janus_summary:
     input:
-        fig1="results/tables/janus_fig1_sampling.csv",
-        fig2="results/tables/janus_fig2_std.csv",
-        fig3="results/tables/janus_fig3_trend_lines.csv",
-        s34="results/tables/janus_s34_time_invariance.csv",
-        shares="results/tables/janus_fig4_cluster_shares.csv",
-        table1="results/tables/janus_table1_normality.csv",
-        fig6="results/tables/janus_fig6_percentiles.csv",
+        fig1=f"{RESULTS}/tables/janus_fig1_sampling.csv",
+        fig2=f"{RESULTS}/tables/janus_fig2_std.csv",
+        fig3=f"{RESULTS}/tables/janus_fig3_trend_lines.csv",
+        s34=f"{RESULTS}/tables/janus_s34_time_invariance.csv",
+        shares=f"{RESULTS}/tables/janus_fig4_cluster_shares.csv",
+        table1=f"{RESULTS}/tables/janus_table1_normality.csv",
+        fig6=f"{RESULTS}/tables/janus_fig6_percentiles.csv",
     output:
-        "results/summary/characterise_janus.csv",
+        f"{RESULTS}/summary/characterise_janus.csv",
     params:
         n_realizations=config["realizations"]["n_realizations"],
-        code=code_digest("characterise", "summary"),
+        code=code_digest("insufficient", "characterise", "summary"),
     log:
-        "logs/characterise/janus_summary.log",
+        f"{RESULTS}/logs/characterise/janus_summary.log",
     benchmark:
-        "benchmarks/characterise/janus_summary.tsv"
+        f"{RESULTS}/benchmarks/characterise/janus_summary.tsv"
     threads: 1
     resources:
         mem_mb=1000,
@@ -342,12 +346,13 @@ rule janus_summary:
 rule unuvar_aggregates:
     input:
         series=CH_SERIES,
-        inst="results/realizations/inst.npy",
-        avg="results/realizations/avg.npy",
+        inst=f"{RESULTS}/realizations/inst.npy",
+        avg=f"{RESULTS}/realizations/avg.npy",
+        tasks=f"{RESULTS}/realizations/tasks.parquet",
     output:
-        aggregates="results/characterise/unuvar_aggregates.parquet",
+        aggregates=f"{RESULTS}/characterise/unuvar_aggregates.parquet",
         sources=report(
-            "results/tables/unuvar_aggregates.csv",
+            f"{RESULTS}/tables/unuvar_aggregates.csv",
             caption="../report/characterise_unuvar_aggregates.rst",
             category=CH_CATEGORY_U,
         ),
@@ -359,11 +364,11 @@ rule unuvar_aggregates:
         observations=CH_OBSERVATIONS,
         peak=CH_UNUVAR["peak"],
         seed=CH["seed"],
-        code=code_digest("aggregate", "characterise", "io"),
+        code=code_digest("insufficient", "aggregate", "characterise", "io"),
     log:
-        "logs/characterise/unuvar_aggregates.log",
+        f"{RESULTS}/logs/characterise/unuvar_aggregates.log",
     benchmark:
-        "benchmarks/characterise/unuvar_aggregates.tsv"
+        f"{RESULTS}/benchmarks/characterise/unuvar_aggregates.tsv"
     threads: 1
     resources:
         # a lazy group-by over the series (machine, window), then one machine's records at a time
@@ -377,53 +382,53 @@ rule unuvar_aggregates:
 
 rule unuvar_beta_fit:
     input:
-        aggregates="results/characterise/unuvar_aggregates.parquet",
+        aggregates=f"{RESULTS}/characterise/unuvar_aggregates.parquet",
     output:
         statistics=report(
-            "results/tables/unuvar_table2_4_statistics.csv",
+            f"{RESULTS}/tables/unuvar_table2_4_statistics.csv",
             caption="../report/characterise_unuvar_tables.rst",
             category=CH_CATEGORY_U,
         ),
         moments=report(
-            "results/tables/unuvar_table3_5_moments.csv",
+            f"{RESULTS}/tables/unuvar_table3_5_moments.csv",
             caption="../report/characterise_unuvar_tables.rst",
             category=CH_CATEGORY_U,
         ),
         ks=report(
-            "results/tables/unuvar_table6_ks.csv",
+            f"{RESULTS}/tables/unuvar_table6_ks.csv",
             caption="../report/characterise_unuvar_tables.rst",
             category=CH_CATEGORY_U,
         ),
         overutilisation=report(
-            "results/tables/unuvar_table7_overutilisation.csv",
+            f"{RESULTS}/tables/unuvar_table7_overutilisation.csv",
             caption="../report/characterise_unuvar_tables.rst",
             category=CH_CATEGORY_U,
         ),
         models=report(
-            "results/tables/unuvar_gaussian_vs_beta.csv",
+            f"{RESULTS}/tables/unuvar_gaussian_vs_beta.csv",
             caption="../report/characterise_unuvar_models.rst",
             category=CH_CATEGORY_U,
         ),
         fig4=report(
-            "results/figures/unuvar_fig4_beta_fit.png",
+            f"{RESULTS}/figures/unuvar_fig4_beta_fit.png",
             caption="../report/characterise_unuvar_figs.rst",
             category=CH_CATEGORY_U,
         ),
         fig7=report(
-            "results/figures/unuvar_fig7_beta_fit.png",
+            f"{RESULTS}/figures/unuvar_fig7_beta_fit.png",
             caption="../report/characterise_unuvar_figs.rst",
             category=CH_CATEGORY_U,
         ),
-        summary="results/summary/characterise_unuvar.csv",
+        summary=f"{RESULTS}/summary/characterise_unuvar.csv",
     params:
         threshold=CH_UNUVAR["threshold"],
         tail_thresholds=CH_UNUVAR["tail_thresholds"],
         alpha=CH["alpha"],
-        code=code_digest("betafit", "packing", "figures.characterise", "figures.__init__", "summary"),
+        code=code_digest("insufficient", "betafit", "packing", "figures.characterise", "figures.__init__", "summary"),
     log:
-        "logs/characterise/unuvar_beta_fit.log",
+        f"{RESULTS}/logs/characterise/unuvar_beta_fit.log",
     benchmark:
-        "benchmarks/characterise/unuvar_beta_fit.tsv"
+        f"{RESULTS}/benchmarks/characterise/unuvar_beta_fit.tsv"
     threads: 1
     resources:
         mem_mb=1500,
@@ -436,16 +441,17 @@ rule unuvar_beta_fit:
 
 rule unuvar_sweep:
     input:
-        inst="results/realizations/inst.npy",
-        avg="results/realizations/avg.npy",
+        inst=f"{RESULTS}/realizations/inst.npy",
+        avg=f"{RESULTS}/realizations/avg.npy",
+        tasks=f"{RESULTS}/realizations/tasks.parquet",
     output:
         table=report(
-            "results/tables/unuvar_gaussian_vs_beta_sweep.csv",
+            f"{RESULTS}/tables/unuvar_gaussian_vs_beta_sweep.csv",
             caption="../report/characterise_unuvar_models.rst",
             category=CH_CATEGORY_U,
         ),
         figure=report(
-            "results/figures/unuvar_gaussian_vs_beta.png",
+            f"{RESULTS}/figures/unuvar_gaussian_vs_beta.png",
             caption="../report/characterise_unuvar_models.rst",
             category=CH_CATEGORY_U,
         ),
@@ -459,11 +465,11 @@ rule unuvar_sweep:
         tail_thresholds=CH_UNUVAR["tail_thresholds"],
         alpha=CH["alpha"],
         seed=CH["seed"],
-        code=code_digest("aggregate", "betafit", "packing", "characterise", "figures.characterise", "figures.__init__"),
+        code=code_digest("insufficient", "aggregate", "betafit", "packing", "characterise", "figures.characterise", "figures.__init__"),
     log:
-        "logs/characterise/unuvar_sweep.log",
+        f"{RESULTS}/logs/characterise/unuvar_sweep.log",
     benchmark:
-        "benchmarks/characterise/unuvar_sweep.tsv"
+        f"{RESULTS}/benchmarks/characterise/unuvar_sweep.tsv"
     threads: 1
     resources:
         mem_mb=lambda wc, input: 1500 + int(input.size_mb / 2),
@@ -476,25 +482,25 @@ rule unuvar_sweep:
 
 rule notebook_characterisation:
     input:
-        long="results/tasks/long_tasks.parquet",
-        lines="results/tables/janus_fig3_trend_lines.csv",
-        s34="results/tables/janus_s34_time_invariance.csv",
-        clusters="results/characterise/task_clusters.parquet",
-        table1="results/tables/janus_table1_normality.csv",
-        samples="results/characterise/janus_total_usage_samples.parquet",
-        sources="results/tables/unuvar_aggregates.csv",
-        statistics="results/tables/unuvar_table2_4_statistics.csv",
-        ks="results/tables/unuvar_table6_ks.csv",
-        overutilisation="results/tables/unuvar_table7_overutilisation.csv",
-        sweep="results/tables/unuvar_gaussian_vs_beta_sweep.csv",
+        long=f"{RESULTS}/tasks/long_tasks.parquet",
+        lines=f"{RESULTS}/tables/janus_fig3_trend_lines.csv",
+        s34=f"{RESULTS}/tables/janus_s34_time_invariance.csv",
+        clusters=f"{RESULTS}/characterise/task_clusters.parquet",
+        table1=f"{RESULTS}/tables/janus_table1_normality.csv",
+        samples=f"{RESULTS}/characterise/janus_total_usage_samples.parquet",
+        sources=f"{RESULTS}/tables/unuvar_aggregates.csv",
+        statistics=f"{RESULTS}/tables/unuvar_table2_4_statistics.csv",
+        ks=f"{RESULTS}/tables/unuvar_table6_ks.csv",
+        overutilisation=f"{RESULTS}/tables/unuvar_table7_overutilisation.csv",
+        sweep=f"{RESULTS}/tables/unuvar_gaussian_vs_beta_sweep.csv",
     output:
         clusters=report(
-            "results/figures/characterisation_clusters.png",
+            f"{RESULTS}/figures/characterisation_clusters.png",
             caption="../report/characterise_notebook_clusters.rst",
             category=CH_CATEGORY_J,
         ),
         table1=report(
-            "results/figures/characterisation_table1.png",
+            f"{RESULTS}/figures/characterisation_table1.png",
             caption="../report/characterise_notebook_table1.rst",
             category=CH_CATEGORY_J,
         ),
@@ -502,9 +508,9 @@ rule notebook_characterisation:
         threshold=CH_UNUVAR["threshold"],
         code=code_digest("characterise"),
     log:
-        notebook="results/notebooks/02_characterisation.ipynb",
+        notebook=f"{RESULTS}/notebooks/02_characterisation.ipynb",
     benchmark:
-        "benchmarks/characterise/notebook_characterisation.tsv"
+        f"{RESULTS}/benchmarks/characterise/notebook_characterisation.tsv"
     threads: 1
     resources:
         mem_mb=lambda wc, input: 1500 + 4 * int(input.size_mb),

@@ -2,6 +2,7 @@
 import copy
 import glob
 import hashlib
+import json
 import re
 from pathlib import Path
 
@@ -76,11 +77,40 @@ config.clear()
 config.update(_resolved)
 
 SOURCE = config["trace"]["source"]
+if SOURCE == "synthetic" and "shards" not in config["synthetic"]:
+    raise ValueError(
+        f"config key trace.source: the {config['scale']!r} scale sizes the real trace and has no synthetic model; "
+        "set trace.source to google, local or sample (e.g. --config scale=paper trace='{\"source\": \"google\"}')"
+    )
 if SOURCE == "local" and not config["trace"]["path"]:
     raise ValueError("config key trace.path: required when trace.source is 'local'")
 if SOURCE == "local" and not Path(config["trace"]["path"]).is_dir():
     raise ValueError(f"config key trace.path: {config['trace']['path']!r} is not a directory")
-TRACE_ROOT = config["trace"]["path"] if SOURCE == "local" else f"resources/trace/{SOURCE}"
+#: The real 2011 sample shipped with the project (trace.source: sample).
+SAMPLE_ROOT = Path(workflow.basedir) / "workflow" / "data" / "google-2011-sample"
+
+
+def _synthetic_digest():
+    """Digest of everything the synthetic trace depends on: runs with the same model share one cached copy."""
+    model = {k: v for k, v in config["synthetic"].items()}
+    blob = json.dumps({"model": model, "seed": config["trace"]["seed"]}, sort_keys=True)
+    return hashlib.sha256(blob.encode()).hexdigest()[:12]
+
+
+if SOURCE == "synthetic":
+    TRACE_ROOT = f"resources/trace/synthetic-{_synthetic_digest()}"
+elif SOURCE == "sample":
+    TRACE_ROOT = str(SAMPLE_ROOT)
+elif SOURCE == "local":
+    TRACE_ROOT = config["trace"]["path"]
+else:
+    TRACE_ROOT = f"resources/trace/{SOURCE}"
+#: This run's name and directory: every output, log and benchmark lives under results/<run>/.
+RUN = config["run"] or (
+    f"local-{Path(TRACE_ROOT).resolve().name}" if SOURCE == "local" else f"{SOURCE}-{config['scale']}"
+)
+RESULTS = f"results/{RUN}"
+config["run"] = RUN  # the report names the run it shows
 BUCKETS = list(range(config["mapreduce"]["buckets"]))
 # 5-minute windows in the trace: the synthetic model's days, or the real trace's 8352.
 N_WINDOWS = (
@@ -186,8 +216,8 @@ def synthetic_outputs():
 
 
 def verified():
-    """Map jobs on a local copy wait for its SHA256SUM check; synthetic and downloaded shards are checked already."""
-    return {"verified": "results/trace/verified.tsv"} if SOURCE == "local" else {}
+    """Map jobs on a local copy (or the shipped sample) wait for its SHA256SUM check; synthetic and downloaded shards are checked already."""
+    return {"verified": f"{RESULTS}/trace/verified.tsv"} if SOURCE in ("local", "sample") else {}
 
 
 def summary_parts():
@@ -197,5 +227,12 @@ def summary_parts():
 def all_targets():
     targets = [path for tables, paths in TARGETS if have_tables(*tables) for path in paths]
     if summary_parts():
-        targets.append("results/summary.md")
+        targets.append(f"{RESULTS}/summary.md")
     return targets
+
+
+if SOURCE in ("local", "sample") and not any(shard_stems(t) for t in _trace.TABLES):
+    raise ValueError(
+        f"config key trace.path: no trace table found under {TRACE_ROOT!r}: looked for "
+        + ", ".join(f"{t}/part-NNNNN-of-MMMMM.csv.gz" for t in _trace.TABLES)
+    )

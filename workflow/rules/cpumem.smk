@@ -9,32 +9,32 @@ TARGETS.append(
     (
         ("task_events", "task_usage"),
         [
-            "results/tables/beaumont_cpumem_shares.csv",
-            "results/figures/beaumont_fig3_cpu_memory.png",
-            "results/figures/beaumont_cpumem_shares.png",
+            f"{RESULTS}/tables/beaumont_cpumem_shares.csv",
+            f"{RESULTS}/figures/beaumont_fig3_cpu_memory.png",
+            f"{RESULTS}/figures/beaumont_cpumem_shares.png",
         ],
     )
 )
-SUMMARY_PARTS.append((("task_events", "task_usage"), "results/summary/beaumont_cpumem.csv"))
+SUMMARY_PARTS.append((("task_events", "task_usage"), f"{RESULTS}/summary/beaumont_cpumem.csv"))
 
 
 rule cpumem_classify:
     input:
-        sampled=expand("results/map/task_usage/{stem}/sampled_windows.parquet", stem=shard_stems("task_usage")),
-        dominant="results/jobs/dominant_jobs.parquet",
+        sampled=expand(f"{RESULTS}/map/task_usage/{{stem}}/sampled_windows.parquet", stem=shard_stems("task_usage")),
+        dominant=f"{RESULTS}/jobs/dominant_jobs.parquet",
     output:
-        fits="results/cpumem/job_fits.parquet",
-        classes="results/cpumem/job_classes.parquet",
-        examples="results/cpumem/fig3_examples.parquet",
+        fits=f"{RESULTS}/cpumem/job_fits.parquet",
+        classes=f"{RESULTS}/cpumem/job_classes.parquet",
+        examples=f"{RESULTS}/cpumem/fig3_examples.parquet",
     params:
         settings=CPUMEM_SETTINGS,
         max_points_per_job=CPUMEM["max_points_per_job"],
         seed=CPUMEM["seed"],
-        code=code_digest("cpumem"),
+        code=code_digest("insufficient", "cpumem"),
     log:
-        "logs/cpumem/classify.log",
+        f"{RESULTS}/logs/cpumem/classify.log",
     benchmark:
-        "benchmarks/cpumem/classify.tsv"
+        f"{RESULTS}/benchmarks/cpumem/classify.tsv"
     threads: 1
     resources:
         # the kept points (≤ 1.5 × max_points_per_job per job before the exact cap) and one DBSCAN
@@ -49,22 +49,22 @@ rule cpumem_classify:
 
 rule cpumem_tables:
     input:
-        classes="results/cpumem/job_classes.parquet",
-        dominant="results/jobs/dominant_jobs.parquet",
+        classes=f"{RESULTS}/cpumem/job_classes.parquet",
+        dominant=f"{RESULTS}/jobs/dominant_jobs.parquet",
     output:
         table=report(
-            "results/tables/beaumont_cpumem_shares.csv",
+            f"{RESULTS}/tables/beaumont_cpumem_shares.csv",
             caption="../report/cpumem_shares_table.rst",
             category=CPUMEM_CATEGORY,
         ),
-        summary="results/summary/beaumont_cpumem.csv",
+        summary=f"{RESULTS}/summary/beaumont_cpumem.csv",
     params:
         settings=CPUMEM_SETTINGS,
-        code=code_digest("cpumem", "trace", "summary"),
+        code=code_digest("insufficient", "cpumem", "trace", "summary"),
     log:
-        "logs/cpumem/tables.log",
+        f"{RESULTS}/logs/cpumem/tables.log",
     benchmark:
-        "benchmarks/cpumem/tables.tsv"
+        f"{RESULTS}/benchmarks/cpumem/tables.tsv"
     threads: 1
     resources:
         mem_mb=500,
@@ -77,26 +77,26 @@ rule cpumem_tables:
 
 rule cpumem_figures:
     input:
-        examples="results/cpumem/fig3_examples.parquet",
-        fits="results/cpumem/job_fits.parquet",
-        table="results/tables/beaumont_cpumem_shares.csv",
+        examples=f"{RESULTS}/cpumem/fig3_examples.parquet",
+        fits=f"{RESULTS}/cpumem/job_fits.parquet",
+        table=f"{RESULTS}/tables/beaumont_cpumem_shares.csv",
     output:
         fig3=report(
-            "results/figures/beaumont_fig3_cpu_memory.png",
+            f"{RESULTS}/figures/beaumont_fig3_cpu_memory.png",
             caption="../report/cpumem_fig3.rst",
             category=CPUMEM_CATEGORY,
         ),
         shares=report(
-            "results/figures/beaumont_cpumem_shares.png",
+            f"{RESULTS}/figures/beaumont_cpumem_shares.png",
             caption="../report/cpumem_shares_figure.rst",
             category=CPUMEM_CATEGORY,
         ),
     params:
-        code=code_digest("cpumem", "figures.cpumem", "figures.__init__"),
+        code=code_digest("insufficient", "cpumem", "figures.cpumem", "figures.__init__"),
     log:
-        "logs/cpumem/figures.log",
+        f"{RESULTS}/logs/cpumem/figures.log",
     benchmark:
-        "benchmarks/cpumem/figures.tsv"
+        f"{RESULTS}/benchmarks/cpumem/figures.tsv"
     threads: 1
     resources:
         mem_mb=1000,

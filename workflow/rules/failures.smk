@@ -9,18 +9,18 @@ TARGETS.append(
     (
         ("machine_events",),
         [
-            "results/tables/beaumont_outstanding_events.csv",
-            "results/tables/beaumont_failures_histogram.csv",
-            "results/tables/beaumont_failures_poisson.csv",
-            "results/tables/beaumont_failures_stats.csv",
-            "results/tables/beaumont_failures_dispersion.csv",
-            "results/tables/beaumont_failures_durations.csv",
-            "results/figures/beaumont_fig6_poisson.png",
-            "results/figures/beaumont_fig7_removal_durations.png",
+            f"{RESULTS}/tables/beaumont_outstanding_events.csv",
+            f"{RESULTS}/tables/beaumont_failures_histogram.csv",
+            f"{RESULTS}/tables/beaumont_failures_poisson.csv",
+            f"{RESULTS}/tables/beaumont_failures_stats.csv",
+            f"{RESULTS}/tables/beaumont_failures_dispersion.csv",
+            f"{RESULTS}/tables/beaumont_failures_durations.csv",
+            f"{RESULTS}/figures/beaumont_fig6_poisson.png",
+            f"{RESULTS}/figures/beaumont_fig7_removal_durations.png",
         ],
     )
 )
-SUMMARY_PARTS.append((("machine_events",), "results/summary/beaumont_failures.csv"))
+SUMMARY_PARTS.append((("machine_events",), f"{RESULTS}/summary/beaumont_failures.csv"))
 
 
 rule failures_removals:
@@ -28,12 +28,12 @@ rule failures_removals:
         unpack(lambda wc: verified()),
         events=lambda wc: trace_file("machine_events", shard_stems("machine_events")[0]),
     output:
-        removals="results/failures/removals.parquet",
-        windows="results/failures/removals_per_window.parquet",
-        facts="results/failures/machine_events_counts.csv",
-        all_episodes="results/failures/episodes.parquet",
+        removals=f"{RESULTS}/failures/removals.parquet",
+        windows=f"{RESULTS}/failures/removals_per_window.parquet",
+        facts=f"{RESULTS}/failures/machine_events_counts.csv",
+        all_episodes=f"{RESULTS}/failures/episodes.parquet",
         episodes=report(
-            "results/tables/beaumont_outstanding_events.csv",
+            f"{RESULTS}/tables/beaumont_outstanding_events.csv",
             caption="../report/failures_outstanding.rst",
             category=FA_CATEGORY,
         ),
@@ -43,9 +43,9 @@ rule failures_removals:
         maintenance_min_removals=FA["maintenance_min_removals"],
         code=code_digest("failures", "trace"),
     log:
-        "logs/failures/removals.log",
+        f"{RESULTS}/logs/failures/removals.log",
     benchmark:
-        "benchmarks/failures/removals.tsv"
+        f"{RESULTS}/benchmarks/failures/removals.tsv"
     threads: 1
     resources:
         # the real file: ~37k events, a few MB in memory
@@ -59,47 +59,47 @@ rule failures_removals:
 
 rule failures_analysis:
     input:
-        removals="results/failures/removals.parquet",
-        windows="results/failures/removals_per_window.parquet",
-        facts="results/failures/machine_events_counts.csv",
-        episodes="results/failures/episodes.parquet",
+        removals=f"{RESULTS}/failures/removals.parquet",
+        windows=f"{RESULTS}/failures/removals_per_window.parquet",
+        facts=f"{RESULTS}/failures/machine_events_counts.csv",
+        episodes=f"{RESULTS}/failures/episodes.parquet",
     output:
         histogram=report(
-            "results/tables/beaumont_failures_histogram.csv",
+            f"{RESULTS}/tables/beaumont_failures_histogram.csv",
             caption="../report/failures_histogram.rst",
             category=FA_CATEGORY,
         ),
         poisson=report(
-            "results/tables/beaumont_failures_poisson.csv",
+            f"{RESULTS}/tables/beaumont_failures_poisson.csv",
             caption="../report/failures_fig6.rst",
             category=FA_CATEGORY,
         ),
         stats=report(
-            "results/tables/beaumont_failures_stats.csv",
+            f"{RESULTS}/tables/beaumont_failures_stats.csv",
             caption="../report/failures_stats.rst",
             category=FA_CATEGORY,
         ),
         dispersion=report(
-            "results/tables/beaumont_failures_dispersion.csv",
+            f"{RESULTS}/tables/beaumont_failures_dispersion.csv",
             caption="../report/failures_stats.rst",
             category=FA_CATEGORY,
         ),
         durations=report(
-            "results/tables/beaumont_failures_durations.csv",
+            f"{RESULTS}/tables/beaumont_failures_durations.csv",
             caption="../report/failures_fig7.rst",
             category=FA_CATEGORY,
         ),
         fig6=report(
-            "results/figures/beaumont_fig6_poisson.png",
+            f"{RESULTS}/figures/beaumont_fig6_poisson.png",
             caption="../report/failures_fig6.rst",
             category=FA_CATEGORY,
         ),
         fig7=report(
-            "results/figures/beaumont_fig7_removal_durations.png",
+            f"{RESULTS}/figures/beaumont_fig7_removal_durations.png",
             caption="../report/failures_fig7.rst",
             category=FA_CATEGORY,
         ),
-        summary="results/summary/beaumont_failures.csv",
+        summary=f"{RESULTS}/summary/beaumont_failures.csv",
     params:
         maintenance_min_removals=FA["maintenance_min_removals"],
         tail_more_than=FA["tail_more_than"],
@@ -109,9 +109,9 @@ rule failures_analysis:
         trace_minutes=N_WINDOWS * 5,
         code=code_digest("failures", "figures.failures", "figures.__init__", "summary"),
     log:
-        "logs/failures/analysis.log",
+        f"{RESULTS}/logs/failures/analysis.log",
     benchmark:
-        "benchmarks/failures/analysis.tsv"
+        f"{RESULTS}/benchmarks/failures/analysis.tsv"
     threads: 1
     resources:
         mem_mb=1500,

@@ -7,20 +7,20 @@ TARGETS.append(
     (
         ("task_events", "task_usage"),
         [
-            "results/tables/beaumont_table1_dominant.csv",
-            "results/figures/beaumont_fig1_classes.png",
-            "results/tables/beaumont_table2_mixtures.csv",
-            "results/figures/beaumont_fig2_usage.png",
-            "results/tables/beaumont_task_balance.csv",
-            "results/figures/beaumont_fig4_task_examples.png",
-            "results/figures/beaumont_fig5_balance.png",
+            f"{RESULTS}/tables/beaumont_table1_dominant.csv",
+            f"{RESULTS}/figures/beaumont_fig1_classes.png",
+            f"{RESULTS}/tables/beaumont_table2_mixtures.csv",
+            f"{RESULTS}/figures/beaumont_fig2_usage.png",
+            f"{RESULTS}/tables/beaumont_task_balance.csv",
+            f"{RESULTS}/figures/beaumont_fig4_task_examples.png",
+            f"{RESULTS}/figures/beaumont_fig5_balance.png",
         ],
     )
 )
 # Table 3 needs job_events; without them the summary leaves its rows out.
-TARGETS.append((("task_events", "task_usage", "job_events"), ["results/tables/beaumont_table3_durations.csv"]))
-SUMMARY_PARTS.append((("task_events", "task_usage"), "results/summary/beaumont_jobs.csv"))
-JOB_WINDOWS = expand("results/map/task_usage/{stem}/job_windows.parquet", stem=shard_stems("task_usage"))
+TARGETS.append((("task_events", "task_usage", "job_events"), [f"{RESULTS}/tables/beaumont_table3_durations.csv"]))
+SUMMARY_PARTS.append((("task_events", "task_usage"), f"{RESULTS}/summary/beaumont_jobs.csv"))
+JOB_WINDOWS = expand(f"{RESULTS}/map/task_usage/{{stem}}/job_windows.parquet", stem=shard_stems("task_usage"))
 
 
 rule map_job_events:
@@ -28,15 +28,15 @@ rule map_job_events:
         unpack(lambda wc: verified()),
         shard=lambda wc: trace_file("job_events", wc.stem),
     output:
-        "results/map/job_events/{stem}.parquet",
+        f"{RESULTS}/map/job_events/{{stem}}.parquet",
     wildcard_constraints:
         stem=STEM_RE,
     params:
         code=code_digest("jobs", "trace", "io"),
     log:
-        "logs/map_job_events/{stem}.log",
+        f"{RESULTS}/logs/map_job_events/{{stem}}.log",
     benchmark:
-        "benchmarks/map_job_events/{stem}.tsv"
+        f"{RESULTS}/benchmarks/map_job_events/{{stem}}.tsv"
     threads: 1
     resources:
         mem_mb=lambda wc, input: 500 + 10 * int(input.size_mb),
@@ -49,17 +49,17 @@ rule map_job_events:
 
 rule job_table:
     input:
-        task_pieces=expand("results/map/task_events/{stem}.parquet", stem=shard_stems("task_events")),
-        job_pieces=expand("results/map/job_events/{stem}.parquet", stem=shard_stems("job_events")),
+        task_pieces=expand(f"{RESULTS}/map/task_events/{{stem}}.parquet", stem=shard_stems("task_events")),
+        job_pieces=expand(f"{RESULTS}/map/job_events/{{stem}}.parquet", stem=shard_stems("job_events")),
     output:
-        "results/jobs/jobs.parquet",
+        f"{RESULTS}/jobs/jobs.parquet",
     params:
         n_windows=N_WINDOWS,
         code=code_digest("jobs", "trace", "io"),
     log:
-        "logs/jobs/job_table.log",
+        f"{RESULTS}/logs/jobs/job_table.log",
     benchmark:
-        "benchmarks/jobs/job_table.tsv"
+        f"{RESULTS}/benchmarks/jobs/job_table.tsv"
     threads: 1
     resources:
         # task pieces: ~60 bytes per task in memory; the real trace has ~25M tasks
@@ -74,20 +74,20 @@ rule job_table:
 rule dominant_jobs:
     input:
         job_windows=JOB_WINDOWS,
-        jobs="results/jobs/jobs.parquet",
+        jobs=f"{RESULTS}/jobs/jobs.parquet",
     output:
-        dominant="results/jobs/dominant_jobs.parquet",
-        windows="results/jobs/dominant_windows.parquet",
-        totals="results/jobs/window_totals.parquet",
+        dominant=f"{RESULTS}/jobs/dominant_jobs.parquet",
+        windows=f"{RESULTS}/jobs/dominant_windows.parquet",
+        totals=f"{RESULTS}/jobs/window_totals.parquet",
     params:
         cpu_share=JOBS["dominant_cpu_share"],
         chunk_windows=JOBS["chunk_windows"],
         n_windows=N_WINDOWS,
         code=code_digest("jobs", "io"),
     log:
-        "logs/jobs/dominant_jobs.log",
+        f"{RESULTS}/logs/jobs/dominant_jobs.log",
     benchmark:
-        "benchmarks/jobs/dominant_jobs.tsv"
+        f"{RESULTS}/benchmarks/jobs/dominant_jobs.tsv"
     threads: 2
     resources:
         # one chunk of windows at a time (~1.2 M rows for a day of the real trace) plus D's rows (~2 M)
@@ -101,19 +101,19 @@ rule dominant_jobs:
 
 rule jobs_dominant_table:
     input:
-        dominant="results/jobs/dominant_jobs.parquet",
-        windows="results/jobs/dominant_windows.parquet",
-        totals="results/jobs/window_totals.parquet",
+        dominant=f"{RESULTS}/jobs/dominant_jobs.parquet",
+        windows=f"{RESULTS}/jobs/dominant_windows.parquet",
+        totals=f"{RESULTS}/jobs/window_totals.parquet",
     output:
-        table1=report("results/tables/beaumont_table1_dominant.csv", caption="../report/jobs_table1.rst", category=JOBS_CATEGORY),
-        shares="results/tables/beaumont_fig1_classes.csv",
-        fig1=report("results/figures/beaumont_fig1_classes.png", caption="../report/jobs_fig1.rst", category=JOBS_CATEGORY),
+        table1=report(f"{RESULTS}/tables/beaumont_table1_dominant.csv", caption="../report/jobs_table1.rst", category=JOBS_CATEGORY),
+        shares=f"{RESULTS}/tables/beaumont_fig1_classes.csv",
+        fig1=report(f"{RESULTS}/figures/beaumont_fig1_classes.png", caption="../report/jobs_fig1.rst", category=JOBS_CATEGORY),
     params:
         code=code_digest("jobs", "figures.jobs", "figures.__init__"),
     log:
-        "logs/jobs/jobs_dominant_table.log",
+        f"{RESULTS}/logs/jobs/jobs_dominant_table.log",
     benchmark:
-        "benchmarks/jobs/jobs_dominant_table.tsv"
+        f"{RESULTS}/benchmarks/jobs/jobs_dominant_table.tsv"
     threads: 1
     resources:
         mem_mb=lambda wc, input: 1000 + 10 * int(input.size_mb),
@@ -126,18 +126,18 @@ rule jobs_dominant_table:
 
 rule jobs_usage_mixtures:
     input:
-        dominant="results/jobs/dominant_jobs.parquet",
+        dominant=f"{RESULTS}/jobs/dominant_jobs.parquet",
     output:
-        table2=report("results/tables/beaumont_table2_mixtures.csv", caption="../report/jobs_table2.rst", category=JOBS_CATEGORY),
-        fig2=report("results/figures/beaumont_fig2_usage.png", caption="../report/jobs_fig2.rst", category=JOBS_CATEGORY),
+        table2=report(f"{RESULTS}/tables/beaumont_table2_mixtures.csv", caption="../report/jobs_table2.rst", category=JOBS_CATEGORY),
+        fig2=report(f"{RESULTS}/figures/beaumont_fig2_usage.png", caption="../report/jobs_fig2.rst", category=JOBS_CATEGORY),
     params:
         n_init=JOBS["mixture_n_init"],
         seed=JOBS["seed"],
         code=code_digest("jobs", "figures.jobs", "figures.__init__"),
     log:
-        "logs/jobs/jobs_usage_mixtures.log",
+        f"{RESULTS}/logs/jobs/jobs_usage_mixtures.log",
     benchmark:
-        "benchmarks/jobs/jobs_usage_mixtures.tsv"
+        f"{RESULTS}/benchmarks/jobs/jobs_usage_mixtures.tsv"
     threads: 1
     resources:
         mem_mb=1000,
@@ -150,21 +150,21 @@ rule jobs_usage_mixtures:
 
 rule jobs_task_balance:
     input:
-        dominant="results/jobs/dominant_jobs.parquet",
-        windows="results/jobs/dominant_windows.parquet",
+        dominant=f"{RESULTS}/jobs/dominant_jobs.parquet",
+        windows=f"{RESULTS}/jobs/dominant_windows.parquet",
     output:
-        dispersion="results/jobs/task_count_dispersion.parquet",
-        thresholds="results/jobs/balance_thresholds.parquet",
-        table=report("results/tables/beaumont_task_balance.csv", caption="../report/jobs_balance.rst", category=JOBS_CATEGORY),
-        fig4=report("results/figures/beaumont_fig4_task_examples.png", caption="../report/jobs_fig4.rst", category=JOBS_CATEGORY),
-        fig5=report("results/figures/beaumont_fig5_balance.png", caption="../report/jobs_fig5.rst", category=JOBS_CATEGORY),
+        dispersion=f"{RESULTS}/jobs/task_count_dispersion.parquet",
+        thresholds=f"{RESULTS}/jobs/balance_thresholds.parquet",
+        table=report(f"{RESULTS}/tables/beaumont_task_balance.csv", caption="../report/jobs_balance.rst", category=JOBS_CATEGORY),
+        fig4=report(f"{RESULTS}/figures/beaumont_fig4_task_examples.png", caption="../report/jobs_fig4.rst", category=JOBS_CATEGORY),
+        fig5=report(f"{RESULTS}/figures/beaumont_fig5_balance.png", caption="../report/jobs_fig5.rst", category=JOBS_CATEGORY),
     params:
         quantile=JOBS["balance_quantile"],
         code=code_digest("jobs", "figures.jobs", "figures.__init__"),
     log:
-        "logs/jobs/jobs_task_balance.log",
+        f"{RESULTS}/logs/jobs/jobs_task_balance.log",
     benchmark:
-        "benchmarks/jobs/jobs_task_balance.tsv"
+        f"{RESULTS}/benchmarks/jobs/jobs_task_balance.tsv"
     threads: 1
     resources:
         mem_mb=lambda wc, input: 1000 + 10 * int(input.size_mb),
@@ -177,15 +177,15 @@ rule jobs_task_balance:
 
 rule jobs_durations:
     input:
-        dominant="results/jobs/dominant_jobs.parquet",
+        dominant=f"{RESULTS}/jobs/dominant_jobs.parquet",
     output:
-        table3=report("results/tables/beaumont_table3_durations.csv", caption="../report/jobs_table3.rst", category=JOBS_CATEGORY),
+        table3=report(f"{RESULTS}/tables/beaumont_table3_durations.csv", caption="../report/jobs_table3.rst", category=JOBS_CATEGORY),
     params:
         code=code_digest("jobs"),
     log:
-        "logs/jobs/jobs_durations.log",
+        f"{RESULTS}/logs/jobs/jobs_durations.log",
     benchmark:
-        "benchmarks/jobs/jobs_durations.tsv"
+        f"{RESULTS}/benchmarks/jobs/jobs_durations.tsv"
     threads: 1
     resources:
         mem_mb=500,
@@ -198,23 +198,23 @@ rule jobs_durations:
 
 rule jobs_summary:
     input:
-        jobs="results/jobs/jobs.parquet",
-        dominant="results/jobs/dominant_jobs.parquet",
-        table1="results/tables/beaumont_table1_dominant.csv",
-        shares="results/tables/beaumont_fig1_classes.csv",
-        table2="results/tables/beaumont_table2_mixtures.csv",
-        dispersion="results/jobs/task_count_dispersion.parquet",
-        thresholds="results/jobs/balance_thresholds.parquet",
-        table3=lambda wc: "results/tables/beaumont_table3_durations.csv" if shard_stems("job_events") else [],
+        jobs=f"{RESULTS}/jobs/jobs.parquet",
+        dominant=f"{RESULTS}/jobs/dominant_jobs.parquet",
+        table1=f"{RESULTS}/tables/beaumont_table1_dominant.csv",
+        shares=f"{RESULTS}/tables/beaumont_fig1_classes.csv",
+        table2=f"{RESULTS}/tables/beaumont_table2_mixtures.csv",
+        dispersion=f"{RESULTS}/jobs/task_count_dispersion.parquet",
+        thresholds=f"{RESULTS}/jobs/balance_thresholds.parquet",
+        table3=lambda wc: f"{RESULTS}/tables/beaumont_table3_durations.csv" if shard_stems("job_events") else [],
     output:
-        "results/summary/beaumont_jobs.csv",
+        f"{RESULTS}/summary/beaumont_jobs.csv",
     params:
         size_scale=config["synthetic"]["job_size_scale"] if SOURCE == "synthetic" else 1.0,
         code=code_digest("jobs", "summary"),
     log:
-        "logs/jobs/jobs_summary.log",
+        f"{RESULTS}/logs/jobs/jobs_summary.log",
     benchmark:
-        "benchmarks/jobs/jobs_summary.tsv"
+        f"{RESULTS}/benchmarks/jobs/jobs_summary.tsv"
     threads: 1
     resources:
         mem_mb=lambda wc, input: 500 + 4 * int(input.size_mb),
@@ -225,29 +225,29 @@ rule jobs_summary:
         "../scripts/jobs_summary.py"
 
 
-TARGETS.append((("task_events", "task_usage", "machine_events"), ["results/figures/beaumont_notebook_periodic_job.png"]))
+TARGETS.append((("task_events", "task_usage", "machine_events"), [f"{RESULTS}/figures/beaumont_notebook_periodic_job.png"]))
 
 
 rule notebook_jobs_and_failures:
     input:
-        dominant="results/jobs/dominant_jobs.parquet",
-        totals="results/jobs/window_totals.parquet",
-        windows="results/jobs/dominant_windows.parquet",
-        components="results/periodicity/components.parquet",
-        removal_windows="results/failures/removals_per_window.parquet",
-        failure_stats="results/tables/beaumont_failures_stats.csv",
+        dominant=f"{RESULTS}/jobs/dominant_jobs.parquet",
+        totals=f"{RESULTS}/jobs/window_totals.parquet",
+        windows=f"{RESULTS}/jobs/dominant_windows.parquet",
+        components=f"{RESULTS}/periodicity/components.parquet",
+        removal_windows=f"{RESULTS}/failures/removals_per_window.parquet",
+        failure_stats=f"{RESULTS}/tables/beaumont_failures_stats.csv",
     output:
         periodic_job=report(
-            "results/figures/beaumont_notebook_periodic_job.png",
+            f"{RESULTS}/figures/beaumont_notebook_periodic_job.png",
             caption="../report/jobs_notebook.rst",
             category=JOBS_CATEGORY,
         ),
     params:
         n_windows=N_WINDOWS,
     log:
-        notebook="results/notebooks/03_jobs_and_failures.ipynb",
+        notebook=f"{RESULTS}/notebooks/03_jobs_and_failures.ipynb",
     benchmark:
-        "benchmarks/notebook_jobs_and_failures.tsv"
+        f"{RESULTS}/benchmarks/notebook_jobs_and_failures.tsv"
     threads: 1
     resources:
         mem_mb=lambda wc, input: 1500 + 4 * int(input.size_mb),

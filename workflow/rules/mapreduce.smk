@@ -3,10 +3,10 @@
 TARGETS.append(
     (
         ("task_events", "task_usage"),
-        ["results/tables/task_counts.csv", "results/tasks/task_stats.parquet", "results/tasks/long_tasks.parquet"],
+        [f"{RESULTS}/tables/task_counts.csv", f"{RESULTS}/tasks/task_stats.parquet", f"{RESULTS}/tasks/long_tasks.parquet"],
     )
 )
-SUMMARY_PARTS.append((("task_events", "task_usage"), "results/summary/tasks.csv"))
+SUMMARY_PARTS.append((("task_events", "task_usage"), f"{RESULTS}/summary/tasks.csv"))
 
 
 rule map_task_events:
@@ -14,16 +14,16 @@ rule map_task_events:
         unpack(lambda wc: verified()),
         shard=lambda wc: trace_file("task_events", wc.stem),
     output:
-        "results/map/task_events/{stem}.parquet",
+        f"{RESULTS}/map/task_events/{{stem}}.parquet",
     wildcard_constraints:
         stem=STEM_RE,
     params:
         buckets=config["mapreduce"]["buckets"],
         code=code_digest("mapreduce", "tasks", "trace", "io"),
     log:
-        "logs/map_task_events/{stem}.log",
+        f"{RESULTS}/logs/map_task_events/{{stem}}.log",
     benchmark:
-        "benchmarks/map_task_events/{stem}.tsv"
+        f"{RESULTS}/benchmarks/map_task_events/{{stem}}.tsv"
     threads: 2
     resources:
         mem_mb=lambda wc, input: 800 + 10 * int(input.size_mb),
@@ -39,9 +39,9 @@ rule map_task_usage:
         unpack(lambda wc: verified()),
         shard=lambda wc: trace_file("task_usage", wc.stem),
     output:
-        records="results/map/task_usage/{stem}/records.parquet",
-        job_windows="results/map/task_usage/{stem}/job_windows.parquet",
-        sampled="results/map/task_usage/{stem}/sampled_windows.parquet",
+        records=f"{RESULTS}/map/task_usage/{{stem}}/records.parquet",
+        job_windows=f"{RESULTS}/map/task_usage/{{stem}}/job_windows.parquet",
+        sampled=f"{RESULTS}/map/task_usage/{{stem}}/sampled_windows.parquet",
     wildcard_constraints:
         stem=STEM_RE,
     params:
@@ -50,9 +50,9 @@ rule map_task_usage:
         seed=config["mapreduce"]["seed"],
         code=code_digest("mapreduce", "tasks", "trace", "io"),
     log:
-        "logs/map_task_usage/{stem}.log",
+        f"{RESULTS}/logs/map_task_usage/{{stem}}.log",
     benchmark:
-        "benchmarks/map_task_usage/{stem}.tsv"
+        f"{RESULTS}/benchmarks/map_task_usage/{{stem}}.tsv"
     threads: 2
     resources:
         mem_mb=lambda wc, input: 800 + 8 * int(input.size_mb),
@@ -65,22 +65,22 @@ rule map_task_usage:
 
 rule reduce_bucket:
     input:
-        records=expand("results/map/task_usage/{stem}/records.parquet", stem=shard_stems("task_usage")),
-        pieces=expand("results/map/task_events/{stem}.parquet", stem=shard_stems("task_events")),
+        records=expand(f"{RESULTS}/map/task_usage/{{stem}}/records.parquet", stem=shard_stems("task_usage")),
+        pieces=expand(f"{RESULTS}/map/task_events/{{stem}}.parquet", stem=shard_stems("task_events")),
     output:
-        stats="results/reduce/bucket-{bucket}/stats.parquet",
-        series="results/reduce/bucket-{bucket}/series.parquet",
-        hist="results/reduce/bucket-{bucket}/hist.parquet",
-        counts="results/reduce/bucket-{bucket}/counts.parquet",
+        stats=f"{RESULTS}/reduce/bucket-{{bucket}}/stats.parquet",
+        series=f"{RESULTS}/reduce/bucket-{{bucket}}/series.parquet",
+        hist=f"{RESULTS}/reduce/bucket-{{bucket}}/hist.parquet",
+        counts=f"{RESULTS}/reduce/bucket-{{bucket}}/counts.parquet",
     wildcard_constraints:
         bucket=r"\d+",
     params:
         long_min_records=config["mapreduce"]["long_min_records"],
         code=code_digest("mapreduce", "tasks", "io"),
     log:
-        "logs/reduce_bucket/{bucket}.log",
+        f"{RESULTS}/logs/reduce_bucket/{{bucket}}.log",
     benchmark:
-        "benchmarks/reduce_bucket/{bucket}.tsv"
+        f"{RESULTS}/benchmarks/reduce_bucket/{{bucket}}.tsv"
     threads: 1
     resources:
         # a bucket holds ~1/B of all records; 40 bytes per record in memory, ×4 for the joins
@@ -94,28 +94,29 @@ rule reduce_bucket:
 
 rule collect_tasks:
     input:
-        stats=expand("results/reduce/bucket-{bucket}/stats.parquet", bucket=BUCKETS),
-        hist=expand("results/reduce/bucket-{bucket}/hist.parquet", bucket=BUCKETS),
-        counts=expand("results/reduce/bucket-{bucket}/counts.parquet", bucket=BUCKETS),
+        stats=expand(f"{RESULTS}/reduce/bucket-{{bucket}}/stats.parquet", bucket=BUCKETS),
+        hist=expand(f"{RESULTS}/reduce/bucket-{{bucket}}/hist.parquet", bucket=BUCKETS),
+        counts=expand(f"{RESULTS}/reduce/bucket-{{bucket}}/counts.parquet", bucket=BUCKETS),
     output:
-        stats="results/tasks/task_stats.parquet",
-        long="results/tasks/long_tasks.parquet",
+        stats=f"{RESULTS}/tasks/task_stats.parquet",
+        long=f"{RESULTS}/tasks/long_tasks.parquet",
         counts=report(
-            "results/tables/task_counts.csv",
+            f"{RESULTS}/tables/task_counts.csv",
             caption="../report/task_counts.rst",
             category="Trace and tasks",
         ),
-        summary="results/summary/tasks.csv",
+        summary=f"{RESULTS}/summary/tasks.csv",
     log:
-        "logs/collect_tasks.log",
+        f"{RESULTS}/logs/collect_tasks.log",
     benchmark:
-        "benchmarks/collect_tasks.tsv"
+        f"{RESULTS}/benchmarks/collect_tasks.tsv"
     threads: 1
     resources:
         mem_mb=lambda wc, input: 1000 + 4 * int(input.size_mb),
         runtime=10,
     params:
-        code=code_digest("mapreduce", "io", "summary"),
+        long_min_records=config["mapreduce"]["long_min_records"],
+        code=code_digest("mapreduce", "io", "summary", "tasks", "insufficient"),
     conda:
         "../../environment.yml"
     script:

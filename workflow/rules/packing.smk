@@ -36,22 +36,22 @@ if PACKING_ON:
     TARGETS.append(
         (
             ("task_events", "task_usage"),
-            ["results/tables/packing.parquet", "results/tables/packing_summary.csv"]
-            + [f"results/figures/{name}.png" for name in PACKING_FIGURES.values()],
+            [f"{RESULTS}/tables/packing.parquet", f"{RESULTS}/tables/packing_summary.csv"]
+            + [f"{RESULTS}/figures/{name}.png" for name in PACKING_FIGURES.values()],
         )
     )
-    SUMMARY_PARTS.append((("task_events", "task_usage"), "results/summary/packing.csv"))
-SUMMARY_PARTS.append((("task_events", "task_usage"), "results/summary/admission.csv"))
+    SUMMARY_PARTS.append((("task_events", "task_usage"), f"{RESULTS}/summary/packing.csv"))
+SUMMARY_PARTS.append((("task_events", "task_usage"), f"{RESULTS}/summary/admission.csv"))
 
 
 rule packing_setting:
     input:
-        inst="results/realizations/inst.npy",
-        avg="results/realizations/avg.npy",
-        tasks="results/realizations/tasks.parquet",
-        stats="results/tasks/task_stats.parquet",
+        inst=f"{RESULTS}/realizations/inst.npy",
+        avg=f"{RESULTS}/realizations/avg.npy",
+        tasks=f"{RESULTS}/realizations/tasks.parquet",
+        stats=f"{RESULTS}/tasks/task_stats.parquet",
     output:
-        f"results/packing/{PACKING_SPACE.wildcard_pattern}.parquet",
+        f"{RESULTS}/packing/{PACKING_SPACE.wildcard_pattern}.parquet",
     params:
         setting=lambda wc: dict(PACKING_SPACE.instance(wc)),
         cells=lambda wc: _packing_grid.cells_of(PACKING_CELLS, PACKING_SPACE.instance(wc)),
@@ -61,11 +61,11 @@ rule packing_setting:
         max_failures=PK["max_failures"],
         beta_threshold=PK["beta_threshold"],
         max_pred_percentile=PK["max_pred_percentile"],
-        code=code_digest(*PACKING_CODE),
+        code=code_digest("insufficient", *PACKING_CODE),
     log:
-        f"logs/packing_setting/{PACKING_SPACE.wildcard_pattern}.log",
+        f"{RESULTS}/logs/packing_setting/{PACKING_SPACE.wildcard_pattern}.log",
     benchmark:
-        f"benchmarks/packing_setting/{PACKING_SPACE.wildcard_pattern}.tsv"
+        f"{RESULTS}/benchmarks/packing_setting/{PACKING_SPACE.wildcard_pattern}.tsv"
     threads: 1
     resources:
         # one instance of inst and avg in memory, plus its percentiles and machine totals
@@ -81,21 +81,21 @@ rule packing_setting:
 
 rule packing_table:
     input:
-        expand("results/packing/{setting}.parquet", setting=PACKING_SPACE.instance_patterns),
+        expand(f"{RESULTS}/packing/{{setting}}.parquet", setting=PACKING_SPACE.instance_patterns),
     output:
-        table="results/tables/packing.parquet",
+        table=f"{RESULTS}/tables/packing.parquet",
         csv=report(
-            "results/tables/packing_summary.csv",
+            f"{RESULTS}/tables/packing_summary.csv",
             caption="../report/packing_summary.rst",
             category=PACKING_CATEGORY,
         ),
-        summary="results/summary/packing.csv",
+        summary=f"{RESULTS}/summary/packing.csv",
     params:
-        code=code_digest("packing_grid", "summary", "io"),
+        code=code_digest("insufficient", "packing_grid", "summary", "io"),
     log:
-        "logs/packing_table.log",
+        f"{RESULTS}/logs/packing_table.log",
     benchmark:
-        "benchmarks/packing_table.tsv"
+        f"{RESULTS}/benchmarks/packing_table.tsv"
     threads: 1
     resources:
         mem_mb=lambda wc, input: 1000 + 10 * int(input.size_mb),
@@ -108,22 +108,22 @@ rule packing_table:
 
 rule packing_figures:
     input:
-        table="results/tables/packing.parquet",
+        table=f"{RESULTS}/tables/packing.parquet",
     output:
         **{
             key: report(
-                f"results/figures/{name}.png",
+                f"{RESULTS}/figures/{name}.png",
                 caption=f"../report/{name}.rst",
                 category=PACKING_CATEGORY,
             )
             for key, name in PACKING_FIGURES.items()
         },
     params:
-        code=code_digest("figures/packing", "packing_grid"),
+        code=code_digest("insufficient", "figures/packing", "packing_grid"),
     log:
-        "logs/packing_figures.log",
+        f"{RESULTS}/logs/packing_figures.log",
     benchmark:
-        "benchmarks/packing_figures.tsv"
+        f"{RESULTS}/benchmarks/packing_figures.tsv"
     threads: 1
     resources:
         mem_mb=lambda wc, input: 1500 + 10 * int(input.size_mb),
@@ -134,16 +134,16 @@ rule packing_figures:
         "../scripts/packing_figures.py"
 
 
-TARGETS.append((("task_events", "task_usage"), ["results/notebooks/03_packing.ipynb"] if PACKING_ON else []))
+TARGETS.append((("task_events", "task_usage"), [f"{RESULTS}/notebooks/03_packing.ipynb"] if PACKING_ON else []))
 
 
 rule notebook_packing:
     input:
-        table="results/tables/packing.parquet",
-        inst="results/realizations/inst.npy",
+        table=f"{RESULTS}/tables/packing.parquet",
+        inst=f"{RESULTS}/realizations/inst.npy",
     output:
         instance=report(
-            "results/figures/packing_one_instance.png",
+            f"{RESULTS}/figures/packing_one_instance.png",
             caption="../report/packing_one_instance.rst",
             category="Packing (Janus & Rzadca)",
         ),
@@ -152,9 +152,9 @@ rule notebook_packing:
         tasks_per_instance=PK.get("tasks_per_instance"),
         seed=PK["seed"],
     log:
-        notebook="results/notebooks/03_packing.ipynb",
+        notebook=f"{RESULTS}/notebooks/03_packing.ipynb",
     benchmark:
-        "benchmarks/notebook_packing.tsv"
+        f"{RESULTS}/benchmarks/notebook_packing.tsv"
     threads: 1
     resources:
         mem_mb=lambda wc: 1500 + 3 * PK["tasks_per_instance"] * config["realizations"]["n_realizations"] * 4 // 2**20,

@@ -11,37 +11,37 @@ TARGETS.append(
     (
         ("task_events", "task_usage"),
         [
-            "results/tables/beaumont_table4_fourier.csv",
-            "results/tables/beaumont_weekly_shape.csv",
-            "results/tables/beaumont_daily_phases.csv",
-            "results/figures/beaumont_fourier_spectra.png",
-            "results/tables/beaumont_periodic_packing.csv",
-            "results/figures/beaumont_periodic_packing.png",
+            f"{RESULTS}/tables/beaumont_table4_fourier.csv",
+            f"{RESULTS}/tables/beaumont_weekly_shape.csv",
+            f"{RESULTS}/tables/beaumont_daily_phases.csv",
+            f"{RESULTS}/figures/beaumont_fourier_spectra.png",
+            f"{RESULTS}/tables/beaumont_periodic_packing.csv",
+            f"{RESULTS}/figures/beaumont_periodic_packing.png",
         ],
     )
 )
-SUMMARY_PARTS.append((("task_events", "task_usage"), "results/summary/beaumont_periodicity.csv"))
+SUMMARY_PARTS.append((("task_events", "task_usage"), f"{RESULTS}/summary/beaumont_periodicity.csv"))
 
 
 rule periodicity_components:
     input:
-        dominant="results/jobs/dominant_jobs.parquet",
-        windows="results/jobs/dominant_windows.parquet",
+        dominant=f"{RESULTS}/jobs/dominant_jobs.parquet",
+        windows=f"{RESULTS}/jobs/dominant_windows.parquet",
     output:
-        components="results/periodicity/components.parquet",
-        spectra="results/periodicity/spectra.parquet",
+        components=f"{RESULTS}/periodicity/components.parquet",
+        spectra=f"{RESULTS}/periodicity/spectra.parquet",
         table4=report(
-            "results/tables/beaumont_table4_fourier.csv",
+            f"{RESULTS}/tables/beaumont_table4_fourier.csv",
             caption="../report/periodicity_table4.rst",
             category=PE_CATEGORY,
         ),
         weekly=report(
-            "results/tables/beaumont_weekly_shape.csv",
+            f"{RESULTS}/tables/beaumont_weekly_shape.csv",
             caption="../report/periodicity_weekly.rst",
             category=PE_CATEGORY,
         ),
         phases=report(
-            "results/tables/beaumont_daily_phases.csv",
+            f"{RESULTS}/tables/beaumont_daily_phases.csv",
             caption="../report/periodicity_phases.rst",
             category=PE_CATEGORY,
         ),
@@ -53,11 +53,11 @@ rule periodicity_components:
         strong_ratio=PE["strong_ratio"],
         phase_min_ratio=PE["phase_min_ratio"],
         spectra_jobs=PE["spectra_jobs"],
-        code=code_digest("periodicity", "io"),
+        code=code_digest("insufficient", "periodicity", "io"),
     log:
-        "logs/periodicity/components.log",
+        f"{RESULTS}/logs/periodicity/components.log",
     benchmark:
-        "benchmarks/periodicity/components.tsv"
+        f"{RESULTS}/benchmarks/periodicity/components.tsv"
     threads: 1
     resources:
         # the dominant windows (~40 bytes a row in memory) and one float64 series per long-running job
@@ -71,24 +71,24 @@ rule periodicity_components:
 
 rule periodicity_figure:
     input:
-        components="results/periodicity/components.parquet",
-        spectra="results/periodicity/spectra.parquet",
-        weekly="results/tables/beaumont_weekly_shape.csv",
-        phases="results/tables/beaumont_daily_phases.csv",
+        components=f"{RESULTS}/periodicity/components.parquet",
+        spectra=f"{RESULTS}/periodicity/spectra.parquet",
+        weekly=f"{RESULTS}/tables/beaumont_weekly_shape.csv",
+        phases=f"{RESULTS}/tables/beaumont_daily_phases.csv",
     output:
         report(
-            "results/figures/beaumont_fourier_spectra.png",
+            f"{RESULTS}/figures/beaumont_fourier_spectra.png",
             caption="../report/periodicity_spectra.rst",
             category=PE_CATEGORY,
         ),
     params:
         significance_ratio=PE["significance_ratio"],
         phase_limits_deg=PE["phase_limits_deg"],
-        code=code_digest("figures.periodicity", "figures.__init__"),
+        code=code_digest("insufficient", "figures.periodicity", "figures.__init__"),
     log:
-        "logs/periodicity/figure.log",
+        f"{RESULTS}/logs/periodicity/figure.log",
     benchmark:
-        "benchmarks/periodicity/figure.tsv"
+        f"{RESULTS}/benchmarks/periodicity/figure.tsv"
     threads: 1
     resources:
         mem_mb=1500,
@@ -101,24 +101,24 @@ rule periodicity_figure:
 
 rule periodicity_packing:
     input:
-        components="results/periodicity/components.parquet",
-        windows="results/jobs/dominant_windows.parquet",
+        components=f"{RESULTS}/periodicity/components.parquet",
+        windows=f"{RESULTS}/jobs/dominant_windows.parquet",
     output:
         table=report(
-            "results/tables/beaumont_periodic_packing.csv",
+            f"{RESULTS}/tables/beaumont_periodic_packing.csv",
             caption="../report/periodicity_packing.rst",
             category=PE_CATEGORY,
         ),
-        loads="results/periodicity/packing_loads.parquet",
+        loads=f"{RESULTS}/periodicity/packing_loads.parquet",
     params:
         n_windows=N_WINDOWS,
         capacities=PE_PACK["capacities"],
         sample_points=PE_PACK["sample_points"],
-        code=code_digest("periodic_packing", "periodicity", "io"),
+        code=code_digest("insufficient", "periodic_packing", "periodicity", "io"),
     log:
-        "logs/periodicity/packing.log",
+        f"{RESULTS}/logs/periodicity/packing.log",
     benchmark:
-        "benchmarks/periodicity/packing.tsv"
+        f"{RESULTS}/benchmarks/periodicity/packing.tsv"
     threads: 1
     resources:
         # the dominant windows, the jobs' series and 256 machines' load series at a time
@@ -132,20 +132,20 @@ rule periodicity_packing:
 
 rule periodicity_packing_figure:
     input:
-        table="results/tables/beaumont_periodic_packing.csv",
-        loads="results/periodicity/packing_loads.parquet",
+        table=f"{RESULTS}/tables/beaumont_periodic_packing.csv",
+        loads=f"{RESULTS}/periodicity/packing_loads.parquet",
     output:
         report(
-            "results/figures/beaumont_periodic_packing.png",
+            f"{RESULTS}/figures/beaumont_periodic_packing.png",
             caption="../report/periodicity_packing_figure.rst",
             category=PE_CATEGORY,
         ),
     params:
-        code=code_digest("figures.periodicity", "figures.__init__"),
+        code=code_digest("insufficient", "figures.periodicity", "figures.__init__"),
     log:
-        "logs/periodicity/packing_figure.log",
+        f"{RESULTS}/logs/periodicity/packing_figure.log",
     benchmark:
-        "benchmarks/periodicity/packing_figure.tsv"
+        f"{RESULTS}/benchmarks/periodicity/packing_figure.tsv"
     threads: 1
     resources:
         mem_mb=1500,
@@ -158,23 +158,23 @@ rule periodicity_packing_figure:
 
 rule periodicity_summary:
     input:
-        components="results/periodicity/components.parquet",
-        weekly="results/tables/beaumont_weekly_shape.csv",
-        phases="results/tables/beaumont_daily_phases.csv",
-        packing="results/tables/beaumont_periodic_packing.csv",
+        components=f"{RESULTS}/periodicity/components.parquet",
+        weekly=f"{RESULTS}/tables/beaumont_weekly_shape.csv",
+        phases=f"{RESULTS}/tables/beaumont_daily_phases.csv",
+        packing=f"{RESULTS}/tables/beaumont_periodic_packing.csv",
     output:
-        "results/summary/beaumont_periodicity.csv",
+        f"{RESULTS}/summary/beaumont_periodicity.csv",
     params:
         n_windows=N_WINDOWS,
         significance_ratio=PE["significance_ratio"],
         strong_ratio=PE["strong_ratio"],
         phase_min_ratio=PE["phase_min_ratio"],
         phase_limits_deg=PE["phase_limits_deg"],
-        code=code_digest("periodicity", "periodic_packing", "summary"),
+        code=code_digest("insufficient", "periodicity", "periodic_packing", "summary"),
     log:
-        "logs/periodicity/summary.log",
+        f"{RESULTS}/logs/periodicity/summary.log",
     benchmark:
-        "benchmarks/periodicity/summary.tsv"
+        f"{RESULTS}/benchmarks/periodicity/summary.tsv"
     threads: 1
     resources:
         mem_mb=1000,

@@ -26,25 +26,25 @@ PLACEMENT_CATEGORY = "Placement (Tantawi & Steinder)"
 TARGETS.append(
     (
         (),
-        [f"results/tables/placement_{t}.csv" for t in PLACEMENT_TABLES]
-        + [f"results/figures/{f}.png" for f in PLACEMENT_FIGURES.values()]
-        + ["results/tables/placement_bsa.csv", "results/tables/placement_replay.csv"],
+        [f"{RESULTS}/tables/placement_{t}.csv" for t in PLACEMENT_TABLES]
+        + [f"{RESULTS}/figures/{f}.png" for f in PLACEMENT_FIGURES.values()]
+        + [f"{RESULTS}/tables/placement_bsa.csv", f"{RESULTS}/tables/placement_replay.csv"],
     )
 )
 TARGETS.append(
     (
         ("task_events", "task_usage", "machine_events"),
-        ["results/tables/placement_trace.csv", "results/figures/placement_trace.png"],
+        [f"{RESULTS}/tables/placement_trace.csv", f"{RESULTS}/figures/placement_trace.png"],
     )
 )
-SUMMARY_PARTS.append(((), "results/summary/placement.csv"))
-SUMMARY_PARTS.append((("task_events", "task_usage", "machine_events"), "results/summary/placement_trace.csv"))
+SUMMARY_PARTS.append(((), f"{RESULTS}/summary/placement.csv"))
+SUMMARY_PARTS.append((("task_events", "task_usage", "machine_events"), f"{RESULTS}/summary/placement_trace.csv"))
 
 
 rule placement_run:
     output:
-        requests="results/placement/runs/rep-{replicate}/requests.parquet",
-        snapshot="results/placement/runs/rep-{replicate}/snapshot.parquet",
+        requests=f"{RESULTS}/placement/runs/rep-{{replicate}}/requests.parquet",
+        snapshot=f"{RESULTS}/placement/runs/rep-{{replicate}}/snapshot.parquet",
     wildcard_constraints:
         replicate=r"\d+",
     params:
@@ -57,9 +57,9 @@ rule placement_run:
         bsa=PLACEMENT_CFG["bsa"] if PLACEMENT_CFG["optimiser"] == "bsa" else None,
         code=code_digest(*PLACEMENT_CODE, "io"),
     log:
-        "logs/placement_run/rep-{replicate}.log",
+        f"{RESULTS}/logs/placement_run/rep-{{replicate}}.log",
     benchmark:
-        "benchmarks/placement_run/rep-{replicate}.tsv"
+        f"{RESULTS}/benchmarks/placement_run/rep-{{replicate}}.tsv"
     threads: 1
     resources:
         mem_mb=1000,
@@ -72,12 +72,12 @@ rule placement_run:
 
 rule placement_tables:
     input:
-        requests=expand("results/placement/runs/rep-{replicate}/requests.parquet", replicate=PLACEMENT_REPLICATES),
-        snapshots=expand("results/placement/runs/rep-{replicate}/snapshot.parquet", replicate=PLACEMENT_REPLICATES),
+        requests=expand(f"{RESULTS}/placement/runs/rep-{{replicate}}/requests.parquet", replicate=PLACEMENT_REPLICATES),
+        snapshots=expand(f"{RESULTS}/placement/runs/rep-{{replicate}}/snapshot.parquet", replicate=PLACEMENT_REPLICATES),
     output:
         **{
             t: report(
-                f"results/tables/placement_{t}.csv",
+                f"{RESULTS}/tables/placement_{t}.csv",
                 caption=f"../report/placement_{t}.rst",
                 category=PLACEMENT_CATEGORY,
                 subcategory="Tables",
@@ -91,9 +91,9 @@ rule placement_tables:
         target="ABP",
         code=code_digest(*PLACEMENT_CODE, "placement_analysis"),
     log:
-        "logs/placement_tables.log",
+        f"{RESULTS}/logs/placement_tables.log",
     benchmark:
-        "benchmarks/placement_tables.tsv"
+        f"{RESULTS}/benchmarks/placement_tables.tsv"
     threads: 1
     resources:
         mem_mb=lambda wc, input: 1000 + 6 * int(input.size_mb),
@@ -106,14 +106,14 @@ rule placement_tables:
 
 rule placement_figures:
     input:
-        requests="results/placement/runs/rep-0/requests.parquet",
-        snapshot="results/placement/runs/rep-0/snapshot.parquet",
-        metrics="results/tables/placement_metrics.csv",
-        replicates="results/tables/placement_replicates.csv",
+        requests=f"{RESULTS}/placement/runs/rep-0/requests.parquet",
+        snapshot=f"{RESULTS}/placement/runs/rep-0/snapshot.parquet",
+        metrics=f"{RESULTS}/tables/placement_metrics.csv",
+        replicates=f"{RESULTS}/tables/placement_replicates.csv",
     output:
         **{
             k: report(
-                f"results/figures/{name}.png",
+                f"{RESULTS}/figures/{name}.png",
                 caption=f"../report/{name}.rst",
                 category=PLACEMENT_CATEGORY,
                 subcategory="Figures",
@@ -126,9 +126,9 @@ rule placement_figures:
         target="ABP",
         code=code_digest("placement_workload", "placement_analysis", "figures/placement", "figures/__init__"),
     log:
-        "logs/placement_figures.log",
+        f"{RESULTS}/logs/placement_figures.log",
     benchmark:
-        "benchmarks/placement_figures.tsv"
+        f"{RESULTS}/benchmarks/placement_figures.tsv"
     threads: 1
     resources:
         mem_mb=1500,
@@ -142,12 +142,12 @@ rule placement_figures:
 rule placement_bsa:
     output:
         table=report(
-            "results/tables/placement_bsa.csv",
+            f"{RESULTS}/tables/placement_bsa.csv",
             caption="../report/placement_bsa.rst",
             category=PLACEMENT_CATEGORY,
             subcategory="Tables",
         ),
-        timing="results/tables/placement_bsa_timing.csv",
+        timing=f"{RESULTS}/tables/placement_bsa_timing.csv",
     params:
         experiment=PLACEMENT_PARAMS,
         specs=PLACEMENT_SPECS,
@@ -157,9 +157,9 @@ rule placement_bsa:
         bsa=PLACEMENT_CFG["bsa"],
         code=code_digest(*PLACEMENT_CODE),
     log:
-        "logs/placement_bsa.log",
+        f"{RESULTS}/logs/placement_bsa.log",
     benchmark:
-        "benchmarks/placement_bsa.tsv"
+        f"{RESULTS}/benchmarks/placement_bsa.tsv"
     threads: 1
     resources:
         mem_mb=1000,
@@ -172,20 +172,20 @@ rule placement_bsa:
 
 rule placement_summary:
     input:
-        table2="results/tables/placement_table2.csv",
-        table3="results/tables/placement_table3.csv",
-        table8="results/tables/placement_table8.csv",
-        replicates="results/tables/placement_replicates.csv",
-        tests="results/tables/placement_tests.csv",
-        bsa="results/tables/placement_bsa.csv",
+        table2=f"{RESULTS}/tables/placement_table2.csv",
+        table3=f"{RESULTS}/tables/placement_table3.csv",
+        table8=f"{RESULTS}/tables/placement_table8.csv",
+        replicates=f"{RESULTS}/tables/placement_replicates.csv",
+        tests=f"{RESULTS}/tables/placement_tests.csv",
+        bsa=f"{RESULTS}/tables/placement_bsa.csv",
     output:
-        "results/summary/placement.csv",
+        f"{RESULTS}/summary/placement.csv",
     params:
         code=code_digest("placement_analysis", "summary"),
     log:
-        "logs/placement_summary.log",
+        f"{RESULTS}/logs/placement_summary.log",
     benchmark:
-        "benchmarks/placement_summary.tsv"
+        f"{RESULTS}/benchmarks/placement_summary.tsv"
     threads: 1
     resources:
         mem_mb=500,
@@ -198,10 +198,10 @@ rule placement_summary:
 
 rule notebook_placement:
     input:
-        requests="results/placement/runs/rep-0/requests.parquet",
-        snapshot="results/placement/runs/rep-0/snapshot.parquet",
+        requests=f"{RESULTS}/placement/runs/rep-0/requests.parquet",
+        snapshot=f"{RESULTS}/placement/runs/rep-0/snapshot.parquet",
     output:
-        replay="results/tables/placement_replay.csv",
+        replay=f"{RESULTS}/tables/placement_replay.csv",
     params:
         experiment=PLACEMENT_PARAMS,
         specs=PLACEMENT_SPECS,
@@ -212,9 +212,9 @@ rule notebook_placement:
         bsa=PLACEMENT_CFG["bsa"] if PLACEMENT_CFG["optimiser"] == "bsa" else None,
         code=code_digest(*PLACEMENT_CODE, "placement_analysis", "figures/placement"),
     log:
-        notebook="results/notebooks/04_placement.ipynb",
+        notebook=f"{RESULTS}/notebooks/04_placement.ipynb",
     benchmark:
-        "benchmarks/notebook_placement.tsv"
+        f"{RESULTS}/benchmarks/notebook_placement.tsv"
     threads: 1
     resources:
         mem_mb=2000,
@@ -230,11 +230,11 @@ rule placement_trace_requests:
         unpack(lambda wc: verified()),
         events=lambda wc: [trace_file("task_events", s) for s in shard_stems("task_events")[: PLACEMENT_CFG["trace"]["event_shards"]]],
         machines=lambda wc: trace_file("machine_events", shard_stems("machine_events")[0]),
-        stats="results/tasks/task_stats.parquet",
+        stats=f"{RESULTS}/tasks/task_stats.parquet",
     output:
-        requests="results/placement/trace/requests.parquet",
-        nodes="results/placement/trace/nodes.parquet",
-        facts="results/tables/placement_trace_workload.csv",
+        requests=f"{RESULTS}/placement/trace/requests.parquet",
+        nodes=f"{RESULTS}/placement/trace/nodes.parquet",
+        facts=f"{RESULTS}/tables/placement_trace_workload.csv",
     params:
         seed=PLACEMENT_CFG["trace"]["seed"],
         machines=PLACEMENT_CFG["trace"]["machines"],
@@ -242,11 +242,11 @@ rule placement_trace_requests:
         offered_cpu_load=PLACEMENT_CFG["trace"]["offered_cpu_load"],
         lifetime=PLACEMENT_CFG["trace"]["lifetime"],
         event_shards=PLACEMENT_CFG["trace"]["event_shards"],
-        code=code_digest("placement", "placement_workload", "trace", "io"),
+        code=code_digest("insufficient", "placement", "placement_workload", "trace", "io"),
     log:
-        "logs/placement_trace_requests.log",
+        f"{RESULTS}/logs/placement_trace_requests.log",
     benchmark:
-        "benchmarks/placement_trace_requests.tsv"
+        f"{RESULTS}/benchmarks/placement_trace_requests.tsv"
     threads: 1
     resources:
         # task_events: ~100 bytes per event in memory for ~15 events per compressed kB
@@ -260,35 +260,35 @@ rule placement_trace_requests:
 
 rule placement_trace_run:
     input:
-        requests="results/placement/trace/requests.parquet",
-        nodes="results/placement/trace/nodes.parquet",
-        facts="results/tables/placement_trace_workload.csv",
+        requests=f"{RESULTS}/placement/trace/requests.parquet",
+        nodes=f"{RESULTS}/placement/trace/nodes.parquet",
+        facts=f"{RESULTS}/tables/placement_trace_workload.csv",
     output:
-        log="results/placement/trace/log.parquet",
+        log=f"{RESULTS}/placement/trace/log.parquet",
         table=report(
-            "results/tables/placement_trace.csv",
+            f"{RESULTS}/tables/placement_trace.csv",
             caption="../report/placement_trace_table.rst",
             category=PLACEMENT_CATEGORY,
             subcategory="Trace-driven",
         ),
         figure=report(
-            "results/figures/placement_trace.png",
+            f"{RESULTS}/figures/placement_trace.png",
             caption="../report/placement_trace.rst",
             category=PLACEMENT_CATEGORY,
             subcategory="Trace-driven",
         ),
-        summary="results/summary/placement_trace.csv",
+        summary=f"{RESULTS}/summary/placement_trace.csv",
     params:
         specs=PLACEMENT_TRACE_SPECS,
         seed=PLACEMENT_CFG["trace"]["seed"],
         alpha=PLACEMENT_CFG["alpha"],
         tie_break=PLACEMENT_CFG["tie_break"],
         warmup=PLACEMENT_CFG["trace"]["warmup"],
-        code=code_digest(*PLACEMENT_CODE, "placement_analysis", "figures/placement", "summary", "io"),
+        code=code_digest("insufficient", *PLACEMENT_CODE, "placement_analysis", "figures/placement", "summary", "io"),
     log:
-        "logs/placement_trace_run.log",
+        f"{RESULTS}/logs/placement_trace_run.log",
     benchmark:
-        "benchmarks/placement_trace_run.tsv"
+        f"{RESULTS}/benchmarks/placement_trace_run.tsv"
     threads: 1
     resources:
         mem_mb=1500,

@@ -1,26 +1,26 @@
 # N long tasks × R realizations of inst and avg usage (Janus & Rzadca §3.1), memory-mapped float32.
 
-TARGETS.append((("task_events", "task_usage"), ["results/realizations/tasks.parquet"]))
+TARGETS.append((("task_events", "task_usage"), [f"{RESULTS}/realizations/tasks.parquet"]))
 
 
 rule sample_realizations:
     input:
-        long="results/tasks/long_tasks.parquet",
-        series=expand("results/reduce/bucket-{bucket}/series.parquet", bucket=BUCKETS),
+        long=f"{RESULTS}/tasks/long_tasks.parquet",
+        series=expand(f"{RESULTS}/reduce/bucket-{{bucket}}/series.parquet", bucket=BUCKETS),
     output:
-        inst="results/realizations/inst.npy",
-        avg="results/realizations/avg.npy",
-        tasks="results/realizations/tasks.parquet",
+        inst=f"{RESULTS}/realizations/inst.npy",
+        avg=f"{RESULTS}/realizations/avg.npy",
+        tasks=f"{RESULTS}/realizations/tasks.parquet",
     params:
         n_tasks=config["realizations"]["n_tasks"],
         n_realizations=config["realizations"]["n_realizations"],
         seed=config["realizations"]["seed"],
         chunk_tasks=config["realizations"]["chunk_tasks"],
-        code=code_digest("realizations", "io"),
+        code=code_digest("insufficient", "realizations", "io"),
     log:
-        "logs/sample_realizations.log",
+        f"{RESULTS}/logs/sample_realizations.log",
     benchmark:
-        "benchmarks/sample_realizations.tsv"
+        f"{RESULTS}/benchmarks/sample_realizations.tsv"
     threads: 1
     resources:
         # the chosen tasks' series plus one chunk of draws (float64 indices and values)

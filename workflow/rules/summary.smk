@@ -1,21 +1,24 @@
-# results/summary.md: every reproduced number beside the paper's, from the parts each stage registers.
+# results/<run>/summary.md: every reproduced number beside the paper's, from the parts each stage registers.
 
 
 rule summary:
     input:
         parts=summary_parts(),
+        # every output of the run: the summary lists the analyses that lacked data, with their reasons
+        outputs=lambda wc: [t for t in all_targets() if not t.endswith("summary.md")],
     output:
-        report("results/summary.md", caption="../report/summary.rst", category="Summary"),
+        report(f"{RESULTS}/summary.md", caption="../report/summary.rst", category="Summary"),
     log:
-        "logs/summary.log",
+        f"{RESULTS}/logs/summary.log",
     benchmark:
-        "benchmarks/summary.tsv"
+        f"{RESULTS}/benchmarks/summary.tsv"
     threads: 1
     resources:
         mem_mb=500,
         runtime=5,
     params:
-        code=code_digest("summary"),
+        run=RUN,
+        code=code_digest("summary", "insufficient"),
     conda:
         "../../environment.yml"
     script:

@@ -1,28 +1,32 @@
-# The trace: synthesized (default), downloaded from the public bucket, or read from a local copy.
+# The trace: synthesized (default), the shipped real sample, downloaded from the public bucket, or a local copy.
 
 
-rule synthesize_trace:
-    output:
-        manifest="resources/trace/synthetic/SHA256SUM",
-        schema="resources/trace/synthetic/schema.csv",
-        shards=synthetic_outputs() if SOURCE == "synthetic" else [],
-    params:
-        model={k: v for k, v in config["synthetic"].items() if k != "shards"},
-        shards=synthetic_shard_counts(),
-        seed=config["trace"]["seed"],
-        code=code_digest("synth", "trace"),
-    log:
-        "logs/synthesize_trace.log",
-    benchmark:
-        "benchmarks/synthesize_trace.tsv"
-    threads: 2
-    resources:
-        mem_mb=6000,
-        runtime=30,
-    conda:
-        "../../environment.yml"
-    script:
-        "../scripts/synthesize_trace.py"
+# Defined only for the synthetic source: no other source's directory may be written by it.
+if SOURCE == "synthetic":
+
+    rule synthesize_trace:
+        output:
+            manifest=f"{TRACE_ROOT}/SHA256SUM",
+            schema=f"{TRACE_ROOT}/schema.csv",
+            shards=synthetic_outputs(),
+        params:
+            model={k: v for k, v in config["synthetic"].items() if k != "shards"},
+            shards=synthetic_shard_counts(),
+            seed=config["trace"]["seed"],
+            code=code_digest("synth", "trace"),
+        log:
+            # the trace is shared by every run with the same model: its log lives beside it
+            f"{TRACE_ROOT}/logs/synthesize_trace.log",
+        benchmark:
+            f"{TRACE_ROOT}/logs/synthesize_trace.tsv"
+        threads: 2
+        resources:
+            mem_mb=6000,
+            runtime=30,
+        conda:
+            "../../environment.yml"
+        script:
+            "../scripts/synthesize_trace.py"
 
 
 rule download_manifest:
@@ -34,9 +38,9 @@ rule download_manifest:
         retries=config["trace"]["retries"],
         backoff=config["trace"]["backoff"],
     log:
-        "logs/download/SHA256SUM.log",
+        f"resources/trace/google/logs/download/SHA256SUM.log",
     benchmark:
-        "benchmarks/download/SHA256SUM.tsv"
+        f"resources/trace/google/logs/download/SHA256SUM.tsv"
     threads: 1
     resources:
         mem_mb=200,
@@ -61,9 +65,9 @@ rule download_trace:
         retries=config["trace"]["retries"],
         backoff=config["trace"]["backoff"],
     log:
-        "logs/download/{table}/{stem}.log",
+        f"resources/trace/google/logs/download/{{table}}/{{stem}}.log",
     benchmark:
-        "benchmarks/download/{table}/{stem}.tsv"
+        f"resources/trace/google/logs/download/{{table}}/{{stem}}.tsv"
     threads: 1
     resources:
         mem_mb=300,
@@ -79,14 +83,16 @@ rule verify_local_trace:
         shards=lambda wc: [
             trace_file(t, s) for t in ("task_events", "task_usage", "job_events", "machine_events") for s in shard_stems(t)
         ],
+        # a SHA256SUM added later re-verifies the copy
+        manifest=lambda wc: [p] if Path(p := f"{TRACE_ROOT}/SHA256SUM").exists() else [],
     output:
-        "results/trace/verified.tsv",
+        f"{RESULTS}/trace/verified.tsv",
     params:
         root=TRACE_ROOT,
     log:
-        "logs/verify_local_trace.log",
+        f"{RESULTS}/logs/verify_local_trace.log",
     benchmark:
-        "benchmarks/verify_local_trace.tsv"
+        f"{RESULTS}/benchmarks/verify_local_trace.tsv"
     threads: 1
     resources:
         mem_mb=300,

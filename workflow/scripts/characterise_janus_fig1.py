@@ -1,21 +1,22 @@
 """Fig 1, sampling validation (Janus & Rzadca §3.2), bucket by bucket over the long tasks' series."""
 import polars as pl
 
-from colocate import characterise as ch, io, logs
+from colocate import characterise as ch, insufficient, io, logs
 from colocate.figures import characterise as figs
 
 log = logs.to_file(snakemake.log[0])
-p = snakemake.params
-parts = []
-for b, path in enumerate(snakemake.input.series):
-    s = ch.series_blocks(pl.read_parquet(path, columns=["job_id", "task_index", "start_time", "inst", "avg"]))
-    if s.keys.height:
-        diffs = ch.sampling_differences(s.inst, s.avg, s.offsets, p.ks, ch.stream(p.seed, f"janus_fig1/{b}"))
-        parts.append(ch.with_keys(diffs, s.keys))
-    log.info("bucket %d: %d long tasks", b, s.keys.height)
-values = pl.concat(parts)
-box = ch.box_statistics(values)
-io.write_parquet(values, snakemake.output.values)
-box.write_csv(snakemake.output.table)
-figs.janus_fig1_sampling(box).savefig(snakemake.output.figure, dpi=150)
-log.info("IQR per k:\n%s", box)
+with insufficient.outputs_or_reason(snakemake.input, snakemake.output, "Janus Fig 1, sampling validation (§3.2)", log):
+    p = snakemake.params
+    parts = []
+    for b, path in enumerate(snakemake.input.series):
+        s = ch.series_blocks(pl.read_parquet(path, columns=["job_id", "task_index", "start_time", "inst", "avg"]))
+        if s.keys.height:
+            diffs = ch.sampling_differences(s.inst, s.avg, s.offsets, p.ks, ch.stream(p.seed, f"janus_fig1/{b}"))
+            parts.append(ch.with_keys(diffs, s.keys))
+        log.info("bucket %d: %d long tasks", b, s.keys.height)
+    values = pl.concat(parts)
+    box = ch.box_statistics(values)
+    io.write_parquet(values, snakemake.output.values)
+    box.write_csv(snakemake.output.table)
+    figs.janus_fig1_sampling(box).savefig(snakemake.output.figure, dpi=150)
+    log.info("IQR per k:\n%s", box)

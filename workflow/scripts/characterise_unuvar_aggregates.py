@@ -2,14 +2,15 @@
 import numpy as np
 import polars as pl
 
-from colocate import aggregate, characterise as ch, io, logs
+from colocate import aggregate, characterise as ch, insufficient, io, logs
 
 log = logs.to_file(snakemake.log[0])
-p = snakemake.params
-series = None if p.source == "realizations" else pl.scan_parquet(snakemake.input.series)
-matrix = np.load(snakemake.input[p.usage], mmap_mode="r")
-aggs, sources = aggregate.build_aggregates(series, matrix, p.sizes, p.source, p.tolerance, p.observations, p.usage,
-                                           ch.stream(p.seed, "unuvar_aggregates"))
-io.write_parquet(aggregate.utilisation(aggs, ["size", "rep"], p.peak), snakemake.output.aggregates)
-sources.write_csv(snakemake.output.sources)
-log.info("aggregates:\n%s", sources)
+with insufficient.outputs_or_reason(snakemake.input, snakemake.output, "Unuvar §IV, aggregated utilisation", log):
+    p = snakemake.params
+    series = None if p.source == "realizations" else pl.scan_parquet(snakemake.input.series)
+    matrix = np.load(snakemake.input[p.usage], mmap_mode="r")
+    aggs, sources = aggregate.build_aggregates(series, matrix, p.sizes, p.source, p.tolerance, p.observations, p.usage,
+                                               ch.stream(p.seed, "unuvar_aggregates"))
+    io.write_parquet(aggregate.utilisation(aggs, ["size", "rep"], p.peak), snakemake.output.aggregates)
+    sources.write_csv(snakemake.output.sources)
+    log.info("aggregates:\n%s", sources)

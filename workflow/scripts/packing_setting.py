@@ -2,20 +2,21 @@
 import numpy as np
 import polars as pl
 
-from colocate import io, logs, packing_grid as pg
+from colocate import insufficient, io, logs, packing_grid as pg
 from colocate.tasks import TASK_KEY
 
 log = logs.to_file(snakemake.log[0])
-p = snakemake.params
-inst = np.load(snakemake.input.inst, mmap_mode="r")
-avg = np.load(snakemake.input.avg, mmap_mode="r")
-tasks = pl.read_parquet(snakemake.input.tasks).sort("row")
-requests = tasks.join(pl.read_parquet(snakemake.input.stats, columns=[*TASK_KEY, "cpu_request"]), on=TASK_KEY, how="left")
-rows = pg.instances(inst.shape[0], p.instances, p.tasks_per_instance, p.seed)
-cells = pl.DataFrame(p.cells, schema=pg.CELL_SCHEMA)
-log.info("setting %s: %d cells × %d instances of %d tasks", p.setting, cells.height, len(rows), p.tasks_per_instance)
-result = pg.run_setting(
-    inst, avg, rows, cells, requests.sort("row")["cpu_request"].to_numpy(allow_copy=True).astype(np.float64),
-    max_failures=p.max_failures, beta_threshold=p.beta_threshold, max_pred_percentile=p.max_pred_percentile, log=log.info,
-)
-io.write_parquet(result, snakemake.output[0])
+with insufficient.outputs_or_reason(snakemake.input, snakemake.output, "Janus §5, stochastic packing grid", log):
+    p = snakemake.params
+    inst = np.load(snakemake.input.inst, mmap_mode="r")
+    avg = np.load(snakemake.input.avg, mmap_mode="r")
+    tasks = pl.read_parquet(snakemake.input.tasks).sort("row")
+    requests = tasks.join(pl.read_parquet(snakemake.input.stats, columns=[*TASK_KEY, "cpu_request"]), on=TASK_KEY, how="left")
+    rows = pg.instances(inst.shape[0], p.instances, p.tasks_per_instance, p.seed)
+    cells = pl.DataFrame(p.cells, schema=pg.CELL_SCHEMA)
+    log.info("setting %s: %d cells × %d instances of %d tasks", p.setting, cells.height, len(rows), p.tasks_per_instance)
+    result = pg.run_setting(
+        inst, avg, rows, cells, requests.sort("row")["cpu_request"].to_numpy(allow_copy=True).astype(np.float64),
+        max_failures=p.max_failures, beta_threshold=p.beta_threshold, max_pred_percentile=p.max_pred_percentile, log=log.info,
+    )
+    io.write_parquet(result, snakemake.output[0])

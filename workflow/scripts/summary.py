@@ -1,11 +1,13 @@
-"""Assemble results/summary.md from the per-analysis summary tables."""
+"""Assemble results/<run>/summary.md from the per-analysis summary tables and the status of every output."""
 from pathlib import Path
 
 import polars as pl
 
-from colocate import logs, summary
+from colocate import insufficient, logs, summary
 
 log = logs.to_file(snakemake.log[0])
-page = summary.render(pl.read_csv(p, schema=summary.COLUMNS) for p in snakemake.input.parts)
-Path(snakemake.output[0]).write_text(page)
-log.info("%d parts", len(snakemake.input.parts))
+statuses = [s for s in map(insufficient.read_status, [*snakemake.input.parts, *snakemake.input.outputs]) if s]
+parts = [pl.read_csv(p, schema=summary.COLUMNS) for p in snakemake.input.parts if not insufficient.read_status(p)]
+skipped = pl.DataFrame([s.__dict__ for s in statuses], schema={k: pl.String for k in ("analysis", "reason", "needs", "origin")})
+Path(snakemake.output[0]).write_text(summary.render(parts, run=snakemake.params.run, skipped=skipped))
+log.info("%d parts, %d analyses lacked data", len(parts), skipped.height)
