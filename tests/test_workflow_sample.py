@@ -115,3 +115,19 @@ def test_the_paper_scale_on_the_synthetic_source_is_a_clear_error(tmp_path):
     write_config(tmp_path, scale="paper")
     res = snakemake(tmp_path, "-n", check=False)
     assert res.returncode != 0 and "config key trace.source: the 'paper' scale sizes the real trace" in res.stdout + res.stderr
+
+
+def test_a_manifest_added_later_re_verifies_the_local_copy(tmp_path):
+    copy = tmp_path / "copy"
+    shutil.copytree(SAMPLE / "machine_events", copy / "machine_events")
+    work = tmp_path / "w"
+    work.mkdir()
+    write_config(work, trace={"source": "local", "path": str(copy)})
+    target = "results/local-copy/trace/verified.tsv"
+    snakemake(work, target)
+    assert pl.read_csv(work / target, separator="\t")["status"].to_list() == ["no manifest"]
+    (copy / "SHA256SUM").write_text(
+        next(line for line in (SAMPLE / "SHA256SUM").read_text().splitlines(keepends=True) if "machine_events" in line)
+    )
+    snakemake(work, target)
+    assert pl.read_csv(work / target, separator="\t")["status"].to_list() == ["ok"]
