@@ -16,6 +16,7 @@ report: "workflow/report/workflow.rst"
 
 
 include: "workflow/rules/common.smk"
+include: "workflow/rules/resume.smk"
 include: "workflow/rules/trace.smk"
 include: "workflow/rules/mapreduce.smk"
 include: "workflow/rules/realizations.smk"

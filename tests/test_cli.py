@@ -500,13 +500,12 @@ def test_kill_9_mid_run_then_the_readme_command_finishes_it(tmp_path):
             (work / rel).parent.mkdir(parents=True, exist_ok=True)
             (work / rel).write_bytes(b"PAR1 half-written")
 
-    # Snakemake cannot tell a dead run's lock from a live one's: it says so, and --unlock removes it
-    res = _run(work, "--cores", "2", TARGET)
-    assert res.returncode != 0 and "Directory cannot be locked" in res.stdout + res.stderr
-    assert _run(work, "--unlock").returncode == 0
-    # without the profile's rerun-incomplete, the cut job's output blocks the run (the issue's symptom)
+    # the dead run's lock is found stale (its process is gone) and removed; without the profile's
+    # rerun-incomplete, the cut job's output then blocks the run (the issue's symptom)
     res = _run(work, "--workflow-profile", "none", "--cores", "2", TARGET)
-    assert res.returncode != 0 and "IncompleteFilesException" in res.stdout + res.stderr
+    out = res.stdout + res.stderr
+    assert "removed the lock left by a run that was killed" in out and "Directory cannot be locked" not in out
+    assert res.returncode != 0 and "IncompleteFilesException" in out
     # the README's command (with the profile picked up) redoes the cut job and finishes the run
     res = _run(work, "--cores", "2", TARGET)
     assert res.returncode == 0, (res.stdout + res.stderr)[-5000:]
@@ -639,3 +638,28 @@ def test_unsafe_trace_url_is_rejected_at_start_up(tmp_path, url):
     out = res.stdout + res.stderr
     assert res.returncode != 0 and f"config key trace.url: {url!r} is rejected" in out, out[-3000:]
     assert not (tmp_path / "results").exists() and not (tmp_path / "resources").exists()
+
+
+@pytest.mark.workflow
+@pytest.mark.parametrize("owner", ["this-host-dead-pid", "other-host", "this-host-live-pid"])
+def test_only_a_lock_whose_run_is_gone_from_this_host_is_removed(tmp_path, owner):
+    """workflow/rules/resume.smk: a lock is stale only when every run recorded for it has ended on this host."""
+    import socket
+
+    write_config(tmp_path)
+    locks, owners = tmp_path / ".snakemake/locks", tmp_path / ".snakemake/colocate-lock-owners"
+    locks.mkdir(parents=True)
+    owners.mkdir(parents=True)
+    (locks / "0.output.lock").write_text(TARGET + "\n")
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    name = {
+        "this-host-dead-pid": f"{socket.gethostname()}-{gone.pid}",
+        "other-host": f"some-head-node-{gone.pid}",
+        "this-host-live-pid": f"{socket.gethostname()}-{os.getpid()}",
+    }[owner]
+    (owners / name).touch()
+    res = _run(tmp_path, "--cores", "1", TARGET, "--dry-run")
+    removed = "removed the lock left by a run that was killed" in res.stdout + res.stderr
+    assert removed == (owner == "this-host-dead-pid")
+    assert (locks / "0.output.lock").exists() != removed

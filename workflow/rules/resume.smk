@@ -1,0 +1,62 @@
+# Resuming a run that was killed (kill -9, a lost session, an OOM kill of Snakemake itself).
+#
+# Such a run leaves Snakemake's lock behind, and Snakemake cannot tell a dead run's lock from a live
+# one's: the next start stops with "Directory cannot be locked". So each run records its process
+# (host and pid) while it holds the lock. At the next start, if every recorded process on this host is
+# gone and none is recorded from another host, the lock is stale and is removed, and the same command
+# resumes the run (the profile's rerun-incomplete redoes the jobs that were cut). A live run's lock is
+# never touched: a second start while it runs still gets Snakemake's lock message.
+import os
+import socket
+
+_OWNERS = Path(".snakemake") / "colocate-lock-owners"
+_LOCKS = Path(".snakemake") / "locks"
+
+
+def _alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # a process we may not signal exists
+        return True
+    return True
+
+
+def _remove_stale_lock():
+    owners = sorted(_OWNERS.glob("*")) if _OWNERS.is_dir() else []
+    locks = sorted(_LOCKS.glob("*.lock")) if _LOCKS.is_dir() else []
+    if not owners or not locks:
+        return
+    host = socket.gethostname()
+    recorded = [p.name.rsplit("-", 1) for p in owners]
+    if any(h != host or not pid.isdigit() or _alive(int(pid)) for h, pid in recorded):
+        return
+    for path in locks + owners:
+        path.unlink(missing_ok=True)
+    logger.warning(
+        "colocate: removed the lock left by a run that was killed (pid "
+        + ", ".join(pid for _, pid in recorded)
+        + f" on {host}, no longer running); resuming"
+    )
+
+
+def _owner_file():
+    return _OWNERS / f"{socket.gethostname()}-{os.getpid()}"
+
+
+if workflow.is_main_process and workflow.workflow_settings.persistence_backend.name == "FILE":
+    _remove_stale_lock()
+
+
+onstart:
+    _OWNERS.mkdir(parents=True, exist_ok=True)
+    _owner_file().touch()
+
+
+onsuccess:
+    _owner_file().unlink(missing_ok=True)
+
+
+onerror:
+    _owner_file().unlink(missing_ok=True)
