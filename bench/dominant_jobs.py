@@ -57,7 +57,7 @@ print(df.height)
 CHILD = r"""
 import resource, sys, time
 import polars as pl
-from colocate import jobs
+from colocate.analysis import jobs
 path, which, n_windows = sys.argv[1], sys.argv[2], int(sys.argv[3])
 t = time.perf_counter()
 if which == "reference":

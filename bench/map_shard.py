@@ -31,7 +31,8 @@ import resource, sys, time
 import numpy as np
 import polars as pl
 
-from colocate import io, mapreduce, trace
+from colocate import io, trace
+from colocate.prep import mapreduce
 src, out, BUCKETS = sys.argv[1], sys.argv[2], int(sys.argv[3])
 t = time.perf_counter()
 usage = trace.read_table(src, "task_usage", mapreduce.USAGE_COLUMNS, float_dtype=pl.Float32)

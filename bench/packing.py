@@ -1,4 +1,4 @@
-"""Benchmark: stochastic packing (colocate.packing) at the paper's instance size.
+"""Benchmark: stochastic packing (colocate.scheduling.packing) at the paper's instance size.
 
 References measured in the same run:
 
@@ -36,9 +36,9 @@ import numpy as np
 import yaml
 from threadpoolctl import threadpool_limits
 
-from colocate import packing as pk
+from colocate.scheduling import packing as pk
 from timing import best_of
-from colocate import packing_grid as pg
+from colocate.scheduling import packing_grid as pg
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -29,9 +29,9 @@ import time  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-from colocate import placement as P  # noqa: E402
+from colocate.scheduling import placement as P# noqa: E402
 from timing import best_of  # noqa: E402
-from colocate.placement_workload import Experiment  # noqa: E402
+from colocate.scheduling.placement_workload import Experiment  # noqa: E402
 
 TABLE_I = {
     "nodes": 32, "resources": ["cpu", "memory", "gpu"], "capacity": [32, 256, 4],

@@ -1,5 +1,5 @@
-"""Task characterisation (colocate.characterise: Janus & Rzadca §3) and aggregated utilisation
-(colocate.aggregate, colocate.betafit: Unuvar et al. §IV).
+"""Task characterisation (colocate.analysis.characterise: Janus & Rzadca §3) and aggregated utilisation
+(colocate.analysis.aggregate, colocate.analysis.betafit: Unuvar et al. §IV).
 
 Constructed inputs with hand-computed answers, brute-force references on small
 cases, property tests, statistical properties with their tolerances justified
@@ -21,7 +21,9 @@ from sklearn.metrics import adjusted_rand_score
 
 from wfutil import TINY
 
-from colocate import aggregate, betafit, characterise as ch, synth, tasks
+from colocate.analysis import aggregate, betafit, characterise as ch
+from colocate.prep import tasks
+from colocate.trace import synth
 from colocate.trace import TRACE_START_US, WINDOW_US
 
 KEY = ["job_id", "task_index"]

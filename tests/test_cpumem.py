@@ -11,7 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from colocate import cpumem, mapreduce, synth
+from colocate.analysis import cpumem
+from colocate.prep import mapreduce
+from colocate.trace import synth
 
 DEFAULT = cpumem.Settings()
 

@@ -1,4 +1,4 @@
-"""colocate.download against a loopback HTTP server that misbehaves on demand (fully offline)."""
+"""colocate.trace.download against a loopback HTTP server that misbehaves on demand (fully offline)."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from colocate.download import (
+from colocate.trace.download import (
     DownloadError,
     check_url,
     download,

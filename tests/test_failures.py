@@ -1,9 +1,9 @@
-"""Machine failures (colocate.failures: Beaumont et al. §6).
+"""Machine failures (colocate.analysis.failures: Beaumont et al. §6).
 
 Constructed machine_events with hand-computed answers, brute-force references and
 hypothesis properties for the counting and the outstanding-event detector, the dispersion
 tests' size on pure Poisson counts and power on over-dispersed ones, and parameter recovery
-on the synthetic trace (colocate.synth), whose injected failures, maintenance bursts and
+on the synthetic trace (colocate.trace.synth), whose injected failures, maintenance bursts and
 outstanding events are known.
 """
 
@@ -22,7 +22,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from colocate import failures as F, synth
+from colocate.analysis import failures as F
+from colocate.trace import synth
 from colocate.trace import TRACE_START_US, WINDOW_US, MachineEventType, TraceFormatError, read_table
 
 ADD, REMOVE, UPDATE = int(MachineEventType.ADD), int(MachineEventType.REMOVE), int(MachineEventType.UPDATE)

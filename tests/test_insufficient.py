@@ -9,10 +9,11 @@ import numpy as np
 import polars as pl
 import pytest
 
-from colocate import insufficient, summary
+from colocate import insufficient
+from colocate.report import summary
 from colocate.figures import insufficient_data_figure
 from colocate.insufficient import InsufficientData, Status
-from colocate.tasks import long_tasks_status
+from colocate.prep.tasks import long_tasks_status
 
 LOG = logging.getLogger("test")
 STATUS = Status("Janus Fig 4", "3 long tasks, fewer than k = 16", "at least 16 long tasks")
@@ -98,7 +99,7 @@ def test_no_long_task_is_explained_with_the_longest_task():
 
 
 def test_kmeans_with_fewer_tasks_than_k_lacks_data():
-    from colocate import characterise as ch
+    from colocate.analysis import characterise as ch
 
     with pytest.raises(InsufficientData, match="k=16 is larger than the number of tasks"):
         ch.kmeans_histograms(np.full((3, 100), 0.01), 16, seed=1)

@@ -10,7 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from colocate import jobs, mapreduce, synth
+from colocate.analysis import jobs
+from colocate.prep import mapreduce
+from colocate.trace import synth
 from colocate.trace import TRACE_START_US, WINDOW_US, EventType
 from wfutil import TINY
 

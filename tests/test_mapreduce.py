@@ -8,8 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from colocate import io, mapreduce, tasks, trace
-from colocate.tasks import TASK_KEY
+from colocate import io, trace
+from colocate.prep import mapreduce, tasks
+from colocate.prep.tasks import TASK_KEY
 
 W = trace.WINDOW_US
 T0 = trace.TRACE_START_US

@@ -16,10 +16,10 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from scipy import special, stats
 
-from colocate import admission
-from colocate import packing as pk
-from colocate import packing_grid as pg
-from colocate.admission import BetaAdmissionController
+from colocate.scheduling import admission
+from colocate.scheduling import packing as pk
+from colocate.scheduling import packing_grid as pg
+from colocate.scheduling.admission import BetaAdmissionController
 
 FITS = [
     pk.GPA(0.05),

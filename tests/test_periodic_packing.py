@@ -1,4 +1,4 @@
-"""Packing periodic jobs (Beaumont et al. §8.2): colocate.periodic_packing."""
+"""Packing periodic jobs (Beaumont et al. §8.2): colocate.scheduling.periodic_packing."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from colocate import periodic_packing as pp
+from colocate.scheduling import periodic_packing as pp
 
 CONSTRAINTS = pp.CONSTRAINTS
 GRID = 3600  # time points of a day for the brute-force maximum

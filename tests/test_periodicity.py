@@ -1,4 +1,4 @@
-"""Fourier periodicity of long-running production jobs (Beaumont et al. §5.2, Table 4): colocate.periodicity."""
+"""Fourier periodicity of long-running production jobs (Beaumont et al. §5.2, Table 4): colocate.analysis.periodicity."""
 
 from __future__ import annotations
 
@@ -6,7 +6,9 @@ import numpy as np
 import polars as pl
 import pytest
 
-from colocate import jobs, mapreduce, periodicity as pe, synth
+from colocate.analysis import jobs, periodicity as pe
+from colocate.prep import mapreduce
+from colocate.trace import synth
 from colocate.insufficient import InsufficientData
 from colocate.trace import TRACE_START_US
 
@@ -16,7 +18,7 @@ N29 = 29 * DAY  # the real trace's 8352 windows
 
 def pattern(n, *, mean=1.0, daily=0.0, daily_phase=0.0, weekly=0.0, low=(5, 6), hourly=0.0, hourly_phase=0.0,
             long_term=0.0, long_term_phase=0.0):
-    """The synthetic model's production pattern (colocate.synth._job_pattern), built independently here.
+    """The synthetic model's production pattern (colocate.trace.synth._job_pattern), built independently here.
 
     Window k is sampled at its mid-point t = k + ½ (in windows since the trace start); daily and hourly are
     cos(2πt/P − φ) with peak phase φ; weekly a square wave low on ``low`` days (mod 7), scaled so that its

@@ -10,10 +10,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from colocate import placement as P
-from colocate import placement_analysis as pa
-from colocate import placement_runs as pr
-from colocate import placement_workload as pw
+from colocate.scheduling import placement as P
+from colocate.scheduling import placement_analysis as pa
+from colocate.scheduling import placement_runs as pr
+from colocate.scheduling import placement_workload as pw
 
 TABLE_I = {
     "nodes": 32,

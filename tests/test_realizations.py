@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from colocate import realizations as rz
+from colocate.prep import realizations as rz
 
 
 def make_series(rng, n_tasks=60):

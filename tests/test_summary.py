@@ -2,7 +2,8 @@
 
 import polars as pl
 
-from colocate import mapreduce, summary
+from colocate.prep import mapreduce
+from colocate.report import summary
 
 
 def test_rows_and_render():

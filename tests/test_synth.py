@@ -1,4 +1,4 @@
-"""The synthetic trace (colocate.synth): format, determinism, and the calibration targets of the papers.
+"""The synthetic trace (colocate.trace.synth): format, determinism, and the calibration targets of the papers.
 
 Most checks run on one trace at the recommended ``tiny`` scale (2 days, ~600
 long tasks). Statistics whose sampling error would be too large there use
@@ -24,7 +24,9 @@ from scipy import stats
 
 from wfutil import TINY
 
-from colocate import synth, tasks, trace
+from colocate import trace
+from colocate.prep import tasks
+from colocate.trace import synth
 from colocate.trace import TRACE_START_US, WINDOW_US
 
 SEED = 11
@@ -252,7 +254,7 @@ def test_machine_capacities_follow_reiss_proportions(tiny):
 
 
 def test_independent_removal_rate_is_beaumonts(machines29):
-    from colocate import failures
+    from colocate.analysis import failures
 
     p, me = machines29
     # as Beaumont §6: the outstanding events' removals out (the flapping event's ~5 a window for hours would
@@ -308,7 +310,7 @@ def test_removal_durations_follow_fig7(machines29):
     ev = me.filter(pl.col("time") > 0).sort("machine_id", "time").with_columns(
         pl.col("time").shift(-1).over("machine_id").alias("back"), _window("time")
     )
-    from colocate import failures
+    from colocate.analysis import failures
 
     # leave out the outstanding events' removals, found as the pipeline finds them (machines re-added together)
     found, _ = failures.detect_outstanding(failures.removals(me, p.windows), failures.OutstandingCriterion())
@@ -442,13 +444,14 @@ def test_sums_of_long_tasks_become_gaussian_at_janus_table1_rate():
     scale over 6 days (~4,600 long tasks: at 2 days sets of 500 would be half
     of all long tasks and share the same few busy ones); realizations are
     drawn from each long task's empirical inst distribution
-    (colocate.realizations), 80 random sets per N. The model gives about
+    (colocate.prep.realizations), 80 random sets per N. The model gives about
     0.95 / 0.51 / 0.07 here and 0.98 / 0.58 / 0.12 at the default scale.
     Binomial sd with 80 sets is <= 0.056, so accept N = 10 >= 0.85,
     N = 100 in 0.30-0.70 and N = 500 <= 0.20 (about 2-3 sd beyond what the
     model gives; the model with uniformly skewed tasks gave 1.0 / 1.0 / 0.99).
     """
-    from colocate import characterise, realizations
+    from colocate.analysis import characterise
+    from colocate.prep import realizations
 
     out = synth.generate(synth.SynthParams.from_dict({**TINY, "days": 6}), SEED)
     usage, _ = tasks.fix_avg_above_one(out["task_usage"])

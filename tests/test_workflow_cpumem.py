@@ -8,7 +8,8 @@ import polars as pl
 import pytest
 import yaml
 
-from colocate import cpumem, synth
+from colocate.analysis import cpumem
+from colocate.trace import synth
 from wfutil import REPO, TINY, assert_config_rejected, planned_rules, snakemake, write_config
 
 pytestmark = pytest.mark.workflow

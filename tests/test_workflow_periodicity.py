@@ -11,7 +11,8 @@ import yaml
 
 from wfutil import REPO, assert_config_rejected, snakemake
 
-from colocate import periodic_packing as pp, periodicity as pe
+from colocate.analysis import periodicity as pe
+from colocate.scheduling import periodic_packing as pp
 
 pytestmark = pytest.mark.workflow
 

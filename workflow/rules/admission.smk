@@ -1,5 +1,5 @@
 # The Beta admission controller of Unuvar et al. §IV-F on task arrivals drawn from the long tasks
-# (Table VIII, Fig 9). The science lives in colocate.admission.
+# (Table VIII, Fig 9). The science lives in colocate.scheduling.admission.
 
 TARGETS.append(
     (("task_events", "task_usage"), [f"{RESULTS}/tables/admission.csv", f"{RESULTS}/figures/admission_fig9_utilisation.png"])
@@ -26,7 +26,7 @@ rule admission_control:
         peak_utilisation=PK["admission"]["peak_utilisation"],
         peak_quantile=PK["admission"]["peak_quantile"],
         seed=PK["admission"]["seed"],
-        code=code_digest("insufficient", "admission", "packing", "summary", "io"),
+        code=code_digest("insufficient", "scheduling.admission", "scheduling.packing", "report.summary", "io"),
     log:
         f"{RESULTS}/logs/admission_control.log",
     benchmark:

@@ -1,5 +1,5 @@
 # Task characterisation (Janus & Rzadca §3) and aggregated utilisation of co-located tasks (Unuvar et al. §IV).
-# The science lives in colocate.characterise, colocate.aggregate and colocate.betafit.
+# The science lives in colocate.analysis.characterise, colocate.analysis.aggregate and colocate.analysis.betafit.
 
 CH = config["characterise"]
 CH_JANUS = CH["janus"]
@@ -75,7 +75,7 @@ rule janus_fig1_sampling:
     params:
         ks=CH_JANUS["sampling_ks"],
         seed=CH["seed"],
-        code=code_digest("insufficient", "characterise", "figures.characterise", "figures.__init__", "tasks", "io"),
+        code=code_digest("insufficient", "analysis.characterise", "figures.characterise", "figures.__init__", "prep.tasks", "io"),
     log:
         f"{RESULTS}/logs/characterise/janus_fig1_sampling.log",
     benchmark:
@@ -119,7 +119,7 @@ rule janus_variability:
         alpha=CH["alpha"],
         bins=CH_JANUS["heatmap_bins"],
         quantile=CH_JANUS["heatmap_quantile"],
-        code=code_digest("insufficient", "characterise", "figures.characterise", "figures.__init__"),
+        code=code_digest("insufficient", "analysis.characterise", "figures.characterise", "figures.__init__"),
     log:
         f"{RESULTS}/logs/characterise/janus_variability.log",
     benchmark:
@@ -155,7 +155,7 @@ rule janus_time_invariance:
         windows=CH_JANUS["windows"],
         alpha=CH["alpha"],
         seed=CH["seed"],
-        code=code_digest("insufficient", "characterise", "figures.characterise", "figures.__init__", "tasks", "io"),
+        code=code_digest("insufficient", "analysis.characterise", "figures.characterise", "figures.__init__", "prep.tasks", "io"),
     log:
         f"{RESULTS}/logs/characterise/janus_time_invariance.log",
     benchmark:
@@ -190,7 +190,7 @@ rule janus_clusters:
         k=CH_JANUS["kmeans_k"],
         n_init=CH_JANUS["kmeans_n_init"],
         seed=CH["seed"],
-        code=code_digest("insufficient", "characterise", "figures.characterise", "figures.__init__", "io"),
+        code=code_digest("insufficient", "analysis.characterise", "figures.characterise", "figures.__init__", "io"),
     log:
         f"{RESULTS}/logs/characterise/janus_clusters.log",
     benchmark:
@@ -225,7 +225,7 @@ rule janus_elbow:
         k_range=CH_JANUS["elbow_k"],
         max_tasks=CH_JANUS["elbow_max_tasks"],
         seed=CH["seed"],
-        code=code_digest("insufficient", "characterise", "figures.characterise", "figures.__init__"),
+        code=code_digest("insufficient", "analysis.characterise", "figures.characterise", "figures.__init__"),
     log:
         f"{RESULTS}/logs/characterise/janus_elbow.log",
     benchmark:
@@ -269,7 +269,7 @@ rule janus_total_usage:
         repetitions=CH_JANUS["repetitions"],
         alpha=CH["alpha"],
         seed=CH["seed"],
-        code=code_digest("insufficient", "characterise", "figures.characterise", "figures.__init__", "io"),
+        code=code_digest("insufficient", "analysis.characterise", "figures.characterise", "figures.__init__", "io"),
     log:
         f"{RESULTS}/logs/characterise/janus_total_usage.log",
     benchmark:
@@ -300,7 +300,7 @@ rule janus_fig5_totals:
     params:
         sizes=CH_SIZES["janus.fig5_sizes"],
         seed=CH["seed"],
-        code=code_digest("insufficient", "characterise", "figures.characterise", "figures.__init__"),
+        code=code_digest("insufficient", "analysis.characterise", "figures.characterise", "figures.__init__"),
     log:
         f"{RESULTS}/logs/characterise/janus_fig5_totals.log",
     benchmark:
@@ -328,7 +328,7 @@ rule janus_summary:
         f"{RESULTS}/summary/characterise_janus.csv",
     params:
         n_realizations=config["realizations"]["n_realizations"],
-        code=code_digest("insufficient", "characterise", "summary"),
+        code=code_digest("insufficient", "analysis.characterise", "report.summary"),
     log:
         f"{RESULTS}/logs/characterise/janus_summary.log",
     benchmark:
@@ -364,7 +364,7 @@ rule unuvar_aggregates:
         observations=CH_OBSERVATIONS,
         peak=CH_UNUVAR["peak"],
         seed=CH["seed"],
-        code=code_digest("insufficient", "aggregate", "characterise", "io"),
+        code=code_digest("insufficient", "analysis.aggregate", "analysis.characterise", "io"),
     log:
         f"{RESULTS}/logs/characterise/unuvar_aggregates.log",
     benchmark:
@@ -424,7 +424,7 @@ rule unuvar_beta_fit:
         threshold=CH_UNUVAR["threshold"],
         tail_thresholds=CH_UNUVAR["tail_thresholds"],
         alpha=CH["alpha"],
-        code=code_digest("insufficient", "betafit", "packing", "figures.characterise", "figures.__init__", "summary"),
+        code=code_digest("insufficient", "analysis.betafit", "scheduling.packing", "figures.characterise", "figures.__init__", "report.summary"),
     log:
         f"{RESULTS}/logs/characterise/unuvar_beta_fit.log",
     benchmark:
@@ -465,7 +465,7 @@ rule unuvar_sweep:
         tail_thresholds=CH_UNUVAR["tail_thresholds"],
         alpha=CH["alpha"],
         seed=CH["seed"],
-        code=code_digest("insufficient", "aggregate", "betafit", "packing", "characterise", "figures.characterise", "figures.__init__"),
+        code=code_digest("insufficient", "analysis.aggregate", "analysis.betafit", "scheduling.packing", "analysis.characterise", "figures.characterise", "figures.__init__"),
     log:
         f"{RESULTS}/logs/characterise/unuvar_sweep.log",
     benchmark:
@@ -506,7 +506,7 @@ rule notebook_characterisation:
         ),
     params:
         threshold=CH_UNUVAR["threshold"],
-        code=code_digest("characterise"),
+        code=code_digest("analysis.characterise"),
     log:
         notebook=f"{RESULTS}/notebooks/02_characterisation.ipynb",
     benchmark:

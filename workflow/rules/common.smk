@@ -10,7 +10,7 @@ import jsonschema
 import yaml
 
 from colocate import trace as _trace
-from colocate import download as _download
+from colocate.trace import download as _download
 from colocate.configtypes import cli_text, coerce_config
 
 
@@ -122,15 +122,20 @@ LIB = Path(workflow.basedir) / "workflow" / "colocate"
 _IMPORT_RE = re.compile(r"^[ \t]*from colocate(\.[\w.]+)? import (\([^)]*\)|[^\n]+)", re.M)
 
 
+def _module(name):
+    """A module name below colocate as a file stem: a package is its __init__ ("trace" → "trace.__init__")."""
+    return f"{name}.__init__" if (LIB / name.replace(".", "/")).is_dir() else name
+
+
 def _library_imports(module):
     """Library modules that ``module`` (a name below colocate, e.g. "figures.jobs") imports."""
     found = set()
     for sub, names in _IMPORT_RE.findall((LIB / f"{module.replace('.', '/')}.py").read_text()):
         base = sub.lstrip(".")
         if base:
-            found.add(f"{base}.__init__" if (LIB / base).is_dir() else base)
+            found.add(_module(base))
         for name in re.findall(r"\w+", names.replace(" as ", " ")):
-            candidate = f"{base}.{name}" if base else name
+            candidate = _module(f"{base}.{name}" if base else name)
             if (LIB / f"{candidate.replace('.', '/')}.py").exists():
                 found.add(candidate)
     return found
@@ -139,10 +144,10 @@ def _library_imports(module):
 def code_digest(*modules):
     """Digest of the library modules a job runs (a param), so that editing the science reruns what it feeds.
 
-    Modules are named as imported below colocate, e.g. "mapreduce" or "figures.placement"; the library
-    modules they import (transitively) are included, so a rule lists only what its script calls.
+    Modules are named as imported below colocate, e.g. "prep.mapreduce", "trace" or "figures.placement";
+    the library modules they import (transitively) are included, so a rule lists only what its script calls.
     """
-    todo, seen = list(modules), set()
+    todo, seen = [_module(m) for m in modules], set()
     while todo:
         m = todo.pop()
         if m not in seen:
@@ -166,7 +171,7 @@ def shard_stems(table):
         n = synthetic_shard_counts()[table]
         return [_trace.shard_name(i, n).removesuffix(".csv.gz") for i in range(n)]
     if SOURCE == "google":
-        from colocate.download import SHARDS_PER_TABLE, select_shards
+        from colocate.trace.download import SHARDS_PER_TABLE, select_shards
 
         if table not in config["trace"]["tables"]:
             return []

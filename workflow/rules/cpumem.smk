@@ -1,6 +1,6 @@
 # CPU vs memory of dominant jobs (Beaumont et al. §4.2, Fig 3): per job, DBSCAN clusters of its tasks'
 # (CPU, memory) dots at the sampled windows, one OLS line per cluster, Flat / multi-cluster Flat / Slope /
-# BadlyFitted. The science lives in colocate.cpumem; the figures in colocate.figures.cpumem.
+# BadlyFitted. The science lives in colocate.analysis.cpumem; the figures in colocate.figures.cpumem.
 
 CPUMEM = config["cpumem"]
 CPUMEM_CATEGORY = "CPU vs memory (Beaumont et al. §4.2)"
@@ -30,7 +30,7 @@ rule cpumem_classify:
         settings=CPUMEM_SETTINGS,
         max_points_per_job=CPUMEM["max_points_per_job"],
         seed=CPUMEM["seed"],
-        code=code_digest("insufficient", "cpumem"),
+        code=code_digest("insufficient", "analysis.cpumem"),
     log:
         f"{RESULTS}/logs/cpumem/classify.log",
     benchmark:
@@ -60,7 +60,7 @@ rule cpumem_tables:
         summary=f"{RESULTS}/summary/beaumont_cpumem.csv",
     params:
         settings=CPUMEM_SETTINGS,
-        code=code_digest("insufficient", "cpumem", "trace", "summary"),
+        code=code_digest("insufficient", "analysis.cpumem", "trace", "report.summary"),
     log:
         f"{RESULTS}/logs/cpumem/tables.log",
     benchmark:
@@ -92,7 +92,7 @@ rule cpumem_figures:
             category=CPUMEM_CATEGORY,
         ),
     params:
-        code=code_digest("insufficient", "cpumem", "figures.cpumem", "figures.__init__"),
+        code=code_digest("insufficient", "analysis.cpumem", "figures.cpumem", "figures.__init__"),
     log:
         f"{RESULTS}/logs/cpumem/figures.log",
     benchmark:

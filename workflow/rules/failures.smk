@@ -1,6 +1,6 @@
 # Machine failures (Beaumont et al. §6): removals per 5-minute window against Poisson, the outstanding
 # events, maintenance windows, the per-machine failure rate and removal durations (Figs 6-7).
-# The science lives in colocate.failures and colocate.figures.failures.
+# The science lives in colocate.analysis.failures and colocate.figures.failures.
 
 FA = config["failures"]
 FA_CATEGORY = "Machine failures (Beaumont et al. §6)"
@@ -41,7 +41,7 @@ rule failures_removals:
         n_windows=N_WINDOWS,
         outstanding=FA["outstanding"],
         maintenance_min_removals=FA["maintenance_min_removals"],
-        code=code_digest("failures", "trace"),
+        code=code_digest("analysis.failures", "trace"),
     log:
         f"{RESULTS}/logs/failures/removals.log",
     benchmark:
@@ -107,7 +107,7 @@ rule failures_analysis:
         duration_marks_min=FA["duration_marks_min"],
         alpha=FA["alpha"],
         trace_minutes=N_WINDOWS * 5,
-        code=code_digest("failures", "figures.failures", "figures.__init__", "summary"),
+        code=code_digest("analysis.failures", "figures.failures", "figures.__init__", "report.summary"),
     log:
         f"{RESULTS}/logs/failures/analysis.log",
     benchmark:

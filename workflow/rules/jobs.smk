@@ -1,5 +1,5 @@
 # Jobs (Beaumont et al.): the job table, dominant jobs (§3), job usage mixtures (§4.1), task balance (§4.3)
-# and durations (§5.1). The science lives in colocate.jobs; the figures in colocate.figures.jobs.
+# and durations (§5.1). The science lives in colocate.analysis.jobs; the figures in colocate.figures.jobs.
 
 JOBS = config["jobs"]
 JOBS_CATEGORY = "Jobs (Beaumont et al. §3–5)"
@@ -32,7 +32,7 @@ rule map_job_events:
     wildcard_constraints:
         stem=STEM_RE,
     params:
-        code=code_digest("jobs", "trace", "io"),
+        code=code_digest("analysis.jobs", "trace", "io"),
     log:
         f"{RESULTS}/logs/map_job_events/{{stem}}.log",
     benchmark:
@@ -55,7 +55,7 @@ rule job_table:
         f"{RESULTS}/jobs/jobs.parquet",
     params:
         n_windows=N_WINDOWS,
-        code=code_digest("jobs", "trace", "io"),
+        code=code_digest("analysis.jobs", "trace", "io"),
     log:
         f"{RESULTS}/logs/jobs/job_table.log",
     benchmark:
@@ -83,7 +83,7 @@ rule dominant_jobs:
         cpu_share=JOBS["dominant_cpu_share"],
         chunk_windows=JOBS["chunk_windows"],
         n_windows=N_WINDOWS,
-        code=code_digest("jobs", "io"),
+        code=code_digest("analysis.jobs", "io"),
     log:
         f"{RESULTS}/logs/jobs/dominant_jobs.log",
     benchmark:
@@ -109,7 +109,7 @@ rule jobs_dominant_table:
         shares=f"{RESULTS}/tables/beaumont_fig1_classes.csv",
         fig1=report(f"{RESULTS}/figures/beaumont_fig1_classes.png", caption="../report/jobs_fig1.rst", category=JOBS_CATEGORY),
     params:
-        code=code_digest("jobs", "figures.jobs", "figures.__init__"),
+        code=code_digest("analysis.jobs", "figures.jobs", "figures.__init__"),
     log:
         f"{RESULTS}/logs/jobs/jobs_dominant_table.log",
     benchmark:
@@ -133,7 +133,7 @@ rule jobs_usage_mixtures:
     params:
         n_init=JOBS["mixture_n_init"],
         seed=JOBS["seed"],
-        code=code_digest("jobs", "figures.jobs", "figures.__init__"),
+        code=code_digest("analysis.jobs", "figures.jobs", "figures.__init__"),
     log:
         f"{RESULTS}/logs/jobs/jobs_usage_mixtures.log",
     benchmark:
@@ -160,7 +160,7 @@ rule jobs_task_balance:
         fig5=report(f"{RESULTS}/figures/beaumont_fig5_balance.png", caption="../report/jobs_fig5.rst", category=JOBS_CATEGORY),
     params:
         quantile=JOBS["balance_quantile"],
-        code=code_digest("jobs", "figures.jobs", "figures.__init__"),
+        code=code_digest("analysis.jobs", "figures.jobs", "figures.__init__"),
     log:
         f"{RESULTS}/logs/jobs/jobs_task_balance.log",
     benchmark:
@@ -181,7 +181,7 @@ rule jobs_durations:
     output:
         table3=report(f"{RESULTS}/tables/beaumont_table3_durations.csv", caption="../report/jobs_table3.rst", category=JOBS_CATEGORY),
     params:
-        code=code_digest("jobs"),
+        code=code_digest("analysis.jobs"),
     log:
         f"{RESULTS}/logs/jobs/jobs_durations.log",
     benchmark:
@@ -210,7 +210,7 @@ rule jobs_summary:
         f"{RESULTS}/summary/beaumont_jobs.csv",
     params:
         size_scale=config["synthetic"]["job_size_scale"] if SOURCE == "synthetic" else 1.0,
-        code=code_digest("jobs", "summary"),
+        code=code_digest("analysis.jobs", "report.summary"),
     log:
         f"{RESULTS}/logs/jobs/jobs_summary.log",
     benchmark:

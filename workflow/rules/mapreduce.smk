@@ -19,7 +19,7 @@ rule map_task_events:
         stem=STEM_RE,
     params:
         buckets=config["mapreduce"]["buckets"],
-        code=code_digest("mapreduce", "tasks", "trace", "io"),
+        code=code_digest("prep.mapreduce", "prep.tasks", "trace", "io"),
     log:
         f"{RESULTS}/logs/map_task_events/{{stem}}.log",
     benchmark:
@@ -48,7 +48,7 @@ rule map_task_usage:
         buckets=config["mapreduce"]["buckets"],
         windows_per_day=config["mapreduce"]["sampled_windows_per_day"],
         seed=config["mapreduce"]["seed"],
-        code=code_digest("mapreduce", "tasks", "trace", "io"),
+        code=code_digest("prep.mapreduce", "prep.tasks", "trace", "io"),
     log:
         f"{RESULTS}/logs/map_task_usage/{{stem}}.log",
     benchmark:
@@ -76,7 +76,7 @@ rule reduce_bucket:
         bucket=r"\d+",
     params:
         long_min_records=config["mapreduce"]["long_min_records"],
-        code=code_digest("mapreduce", "tasks", "io"),
+        code=code_digest("prep.mapreduce", "prep.tasks", "io"),
     log:
         f"{RESULTS}/logs/reduce_bucket/{{bucket}}.log",
     benchmark:
@@ -116,7 +116,7 @@ rule collect_tasks:
         runtime=10,
     params:
         long_min_records=config["mapreduce"]["long_min_records"],
-        code=code_digest("mapreduce", "io", "summary", "tasks", "insufficient"),
+        code=code_digest("prep.mapreduce", "io", "report.summary", "prep.tasks", "insufficient"),
     conda:
         "../../environment.yml"
     script:

@@ -4,7 +4,7 @@
 # of Unuvar §IV-F on a stream of long tasks (Table VIII, Fig 9).
 from snakemake.utils import Paramspace
 
-from colocate import packing_grid as _packing_grid
+from colocate.scheduling import packing_grid as _packing_grid
 
 # An absent `packing:` section gets its defaults here too (a $ref'd schema's default is not applied).
 PK = config["packing"]
@@ -30,7 +30,7 @@ PACKING_FIGURES = {
     "fig13": "packing_fig13_rebalancing",
     "pareto": "packing_pareto",
 }
-PACKING_CODE = ("packing", "packing_grid", "io")
+PACKING_CODE = ("scheduling.packing", "scheduling.packing_grid", "io")
 
 if PACKING_ON:
     TARGETS.append(
@@ -91,7 +91,7 @@ rule packing_table:
         ),
         summary=f"{RESULTS}/summary/packing.csv",
     params:
-        code=code_digest("insufficient", "packing_grid", "summary", "io"),
+        code=code_digest("insufficient", "scheduling.packing_grid", "report.summary", "io"),
     log:
         f"{RESULTS}/logs/packing_table.log",
     benchmark:
@@ -119,7 +119,7 @@ rule packing_figures:
             for key, name in PACKING_FIGURES.items()
         },
     params:
-        code=code_digest("insufficient", "figures/packing", "packing_grid"),
+        code=code_digest("insufficient", "figures/packing", "scheduling.packing_grid"),
     log:
         f"{RESULTS}/logs/packing_figures.log",
     benchmark:

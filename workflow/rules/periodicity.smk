@@ -1,6 +1,6 @@
 # Periodicity (Beaumont et al.): Fourier components of long-running production jobs (§5.2, Table 4)
-# and packing periodic jobs (§8.2). The science lives in colocate.periodicity and
-# colocate.periodic_packing; the figures in colocate.figures.periodicity. Reads the dominant jobs
+# and packing periodic jobs (§8.2). The science lives in colocate.analysis.periodicity and
+# colocate.scheduling.periodic_packing; the figures in colocate.figures.periodicity. Reads the dominant jobs
 # of workflow/rules/jobs.smk (map outputs only).
 
 PE = config["periodicity"]
@@ -53,7 +53,7 @@ rule periodicity_components:
         strong_ratio=PE["strong_ratio"],
         phase_min_ratio=PE["phase_min_ratio"],
         spectra_jobs=PE["spectra_jobs"],
-        code=code_digest("insufficient", "periodicity", "io"),
+        code=code_digest("insufficient", "analysis.periodicity", "io"),
     log:
         f"{RESULTS}/logs/periodicity/components.log",
     benchmark:
@@ -114,7 +114,7 @@ rule periodicity_packing:
         n_windows=N_WINDOWS,
         capacities=PE_PACK["capacities"],
         sample_points=PE_PACK["sample_points"],
-        code=code_digest("insufficient", "periodic_packing", "periodicity", "io"),
+        code=code_digest("insufficient", "scheduling.periodic_packing", "analysis.periodicity", "io"),
     log:
         f"{RESULTS}/logs/periodicity/packing.log",
     benchmark:
@@ -170,7 +170,7 @@ rule periodicity_summary:
         strong_ratio=PE["strong_ratio"],
         phase_min_ratio=PE["phase_min_ratio"],
         phase_limits_deg=PE["phase_limits_deg"],
-        code=code_digest("insufficient", "periodicity", "periodic_packing", "summary"),
+        code=code_digest("insufficient", "analysis.periodicity", "scheduling.periodic_packing", "report.summary"),
     log:
         f"{RESULTS}/logs/periodicity/summary.log",
     benchmark:

@@ -1,6 +1,6 @@
 # Placement simulator (Tantawi & Steinder, adaptive bin packing): Pack, Spread, XBalance and ABP on the
 # Table I workload (Tables II-VIII, Figs 1-4), over many replicates, with BSA, and on requests from the trace.
-from colocate.placement_workload import Experiment as PlacementExperiment, policy_specs as placement_policy_specs
+from colocate.scheduling.placement_workload import Experiment as PlacementExperiment, policy_specs as placement_policy_specs
 
 PLACEMENT_CFG = config["placement"]
 # Checked at parse time, so that an inconsistent config fails before any job, naming its key.
@@ -12,7 +12,7 @@ PLACEMENT_TRACE_SPECS = placement_policy_specs(
 PLACEMENT_EXPERIMENT_KEYS = ("nodes", "resources", "capacity", "pod_types", "load_resource", "arrival_rate", "phases", "warmup", "snapshot_pod")
 PLACEMENT_PARAMS = {k: PLACEMENT_CFG[k] for k in PLACEMENT_EXPERIMENT_KEYS}
 PLACEMENT_REPLICATES = list(range(PLACEMENT_CFG["replicates"]))
-PLACEMENT_CODE = ("placement", "placement_workload", "placement_runs")
+PLACEMENT_CODE = ("scheduling.placement", "scheduling.placement_workload", "scheduling.placement_runs")
 PLACEMENT_TABLES = ["table2", "table3", "table4", "table5", "table6", "table7", "table8", "metrics", "replicates", "tests"]
 PLACEMENT_FIGURES = {
     "fig1": "placement_fig1_load_trajectory",
@@ -89,7 +89,7 @@ rule placement_tables:
         alpha=PLACEMENT_CFG["alpha"],
         prime_resource=PLACEMENT_CFG["prime_resource"],
         target="ABP",
-        code=code_digest(*PLACEMENT_CODE, "placement_analysis"),
+        code=code_digest(*PLACEMENT_CODE, "scheduling.placement_analysis"),
     log:
         f"{RESULTS}/logs/placement_tables.log",
     benchmark:
@@ -124,7 +124,7 @@ rule placement_figures:
         experiment=PLACEMENT_PARAMS,
         prime_resource=PLACEMENT_CFG["prime_resource"],
         target="ABP",
-        code=code_digest("placement_workload", "placement_analysis", "figures/placement", "figures/__init__"),
+        code=code_digest("scheduling.placement_workload", "scheduling.placement_analysis", "figures/placement", "figures/__init__"),
     log:
         f"{RESULTS}/logs/placement_figures.log",
     benchmark:
@@ -181,7 +181,7 @@ rule placement_summary:
     output:
         f"{RESULTS}/summary/placement.csv",
     params:
-        code=code_digest("placement_analysis", "summary"),
+        code=code_digest("scheduling.placement_analysis", "report.summary"),
     log:
         f"{RESULTS}/logs/placement_summary.log",
     benchmark:
@@ -210,7 +210,7 @@ rule notebook_placement:
         optimiser=PLACEMENT_CFG["optimiser"],
         tie_break=PLACEMENT_CFG["tie_break"],
         bsa=PLACEMENT_CFG["bsa"] if PLACEMENT_CFG["optimiser"] == "bsa" else None,
-        code=code_digest(*PLACEMENT_CODE, "placement_analysis", "figures/placement"),
+        code=code_digest(*PLACEMENT_CODE, "scheduling.placement_analysis", "figures/placement"),
     log:
         notebook=f"{RESULTS}/notebooks/04_placement.ipynb",
     benchmark:
@@ -242,7 +242,7 @@ rule placement_trace_requests:
         offered_cpu_load=PLACEMENT_CFG["trace"]["offered_cpu_load"],
         lifetime=PLACEMENT_CFG["trace"]["lifetime"],
         event_shards=PLACEMENT_CFG["trace"]["event_shards"],
-        code=code_digest("insufficient", "placement", "placement_workload", "trace", "io"),
+        code=code_digest("insufficient", "scheduling.placement", "scheduling.placement_workload", "trace", "io"),
     log:
         f"{RESULTS}/logs/placement_trace_requests.log",
     benchmark:
@@ -284,7 +284,7 @@ rule placement_trace_run:
         alpha=PLACEMENT_CFG["alpha"],
         tie_break=PLACEMENT_CFG["tie_break"],
         warmup=PLACEMENT_CFG["trace"]["warmup"],
-        code=code_digest("insufficient", *PLACEMENT_CODE, "placement_analysis", "figures/placement", "summary", "io"),
+        code=code_digest("insufficient", *PLACEMENT_CODE, "scheduling.placement_analysis", "figures/placement", "report.summary", "io"),
     log:
         f"{RESULTS}/logs/placement_trace_run.log",
     benchmark:

@@ -18,7 +18,7 @@ rule summary:
         runtime=5,
     params:
         run=RUN,
-        code=code_digest("summary", "insufficient"),
+        code=code_digest("report.summary", "insufficient"),
     conda:
         "../../environment.yml"
     script:

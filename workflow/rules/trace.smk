@@ -13,7 +13,7 @@ if SOURCE == "synthetic":
             model={k: v for k, v in config["synthetic"].items() if k != "shards"},
             shards=synthetic_shard_counts(),
             seed=config["trace"]["seed"],
-            code=code_digest("synth", "trace"),
+            code=code_digest("trace.synth", "trace"),
         log:
             # the trace is shared by every run with the same model: its log lives beside it
             f"{TRACE_ROOT}/logs/synthesize_trace.log",

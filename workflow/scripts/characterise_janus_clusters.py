@@ -3,7 +3,8 @@ import numpy as np
 import polars as pl
 from threadpoolctl import threadpool_limits
 
-from colocate import characterise as ch, insufficient, io, logs
+from colocate import insufficient, io, logs
+from colocate.analysis import characterise as ch
 from colocate.figures import characterise as figs
 
 log = logs.to_file(snakemake.log[0])

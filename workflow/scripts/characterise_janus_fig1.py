@@ -1,7 +1,8 @@
 """Fig 1, sampling validation (Janus & Rzadca §3.2), bucket by bucket over the long tasks' series."""
 import polars as pl
 
-from colocate import characterise as ch, insufficient, io, logs
+from colocate import insufficient, io, logs
+from colocate.analysis import characterise as ch
 from colocate.figures import characterise as figs
 
 log = logs.to_file(snakemake.log[0])

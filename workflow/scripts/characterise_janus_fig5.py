@@ -2,7 +2,8 @@
 import numpy as np
 import polars as pl
 
-from colocate import characterise as ch, insufficient, logs
+from colocate import insufficient, logs
+from colocate.analysis import characterise as ch
 from colocate.figures import characterise as figs
 
 log = logs.to_file(snakemake.log[0])

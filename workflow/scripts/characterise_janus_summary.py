@@ -1,7 +1,9 @@
 """Headline numbers of Janus & Rzadca §3 beside the paper's (a part of results/summary.md)."""
 import polars as pl
 
-from colocate import characterise as ch, insufficient, logs, summary
+from colocate import insufficient, logs
+from colocate.analysis import characterise as ch
+from colocate.report import summary
 
 log = logs.to_file(snakemake.log[0])
 with insufficient.outputs_or_reason(snakemake.input, snakemake.output, "Janus & Rzadca §3, headline numbers", log):

@@ -1,7 +1,8 @@
 """§3.4 time invariance (Janus & Rzadca): K-S test of two random windows of Δ records per long task."""
 import polars as pl
 
-from colocate import characterise as ch, insufficient, io, logs
+from colocate import insufficient, io, logs
+from colocate.analysis import characterise as ch
 from colocate.figures import characterise as figs
 
 log = logs.to_file(snakemake.log[0])

@@ -2,7 +2,8 @@
 import numpy as np
 import polars as pl
 
-from colocate import aggregate, characterise as ch, insufficient, io, logs
+from colocate import insufficient, io, logs
+from colocate.analysis import aggregate, characterise as ch
 
 log = logs.to_file(snakemake.log[0])
 with insufficient.outputs_or_reason(snakemake.input, snakemake.output, "Unuvar §IV, aggregated utilisation", log):

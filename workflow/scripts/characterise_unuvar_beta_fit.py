@@ -1,7 +1,9 @@
 """Unuvar §IV-C to §IV-E: Beta fit by moments, Tables II-VII, Figs 4/7, and Gaussian vs Beta."""
 import polars as pl
 
-from colocate import betafit, insufficient, logs, summary
+from colocate import insufficient, logs
+from colocate.analysis import betafit
+from colocate.report import summary
 from colocate.figures import characterise as figs
 
 log = logs.to_file(snakemake.log[0])

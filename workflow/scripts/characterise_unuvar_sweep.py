@@ -1,7 +1,8 @@
 """Beyond Unuvar §IV-D: Gaussian (GPA) vs Beta on many random co-located sets per number of tasks."""
 import numpy as np
 
-from colocate import aggregate, betafit, characterise as ch, insufficient, logs
+from colocate import insufficient, logs
+from colocate.analysis import aggregate, betafit, characterise as ch
 from colocate.figures import characterise as figs
 
 log = logs.to_file(snakemake.log[0])

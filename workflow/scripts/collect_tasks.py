@@ -1,8 +1,9 @@
 """Concatenate per-bucket statistics; the counts table of Janus & Rzadca §3.1."""
 import polars as pl
 
-from colocate import insufficient, io, logs, mapreduce
-from colocate.tasks import TASK_KEY, long_tasks_status
+from colocate import insufficient, io, logs
+from colocate.prep import mapreduce
+from colocate.prep.tasks import TASK_KEY, long_tasks_status
 
 log = logs.to_file(snakemake.log[0])
 stats = pl.concat([pl.read_parquet(p) for p in snakemake.input.stats]).sort(TASK_KEY)

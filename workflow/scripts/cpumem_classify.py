@@ -1,7 +1,8 @@
 """Classify each dominant job's memory vs CPU as Flat, multi-cluster Flat, Slope or BadlyFitted (Beaumont et al. §4.2)."""
 import polars as pl
 
-from colocate import cpumem, insufficient, io, logs
+from colocate import insufficient, io, logs
+from colocate.analysis import cpumem
 
 log = logs.to_file(snakemake.log[0])
 with insufficient.outputs_or_reason(snakemake.input, snakemake.output, "Beaumont §4.2, memory vs CPU per dominant job", log):

@@ -1,7 +1,8 @@
 """Shares of the CPU vs memory categories, overall and per priority class, beside the paper's (Beaumont et al. §4.2)."""
 import polars as pl
 
-from colocate import cpumem, insufficient, logs
+from colocate import insufficient, logs
+from colocate.analysis import cpumem
 
 log = logs.to_file(snakemake.log[0])
 with insufficient.outputs_or_reason(snakemake.input, snakemake.output, "Beaumont §4.2, category shares", log):

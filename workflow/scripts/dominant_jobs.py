@@ -1,7 +1,8 @@
 """Dominant jobs D = ∪ D_i (Beaumont §3): their job × window rows, per-window totals, one row per job."""
 import polars as pl
 
-from colocate import io, jobs, logs
+from colocate import io, logs
+from colocate.analysis import jobs
 
 log = logs.to_file(snakemake.log[0])
 p = snakemake.params

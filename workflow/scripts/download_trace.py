@@ -3,10 +3,10 @@
 import logging
 from pathlib import Path
 
-from colocate.download import check_url, download, lookup_sha256, progress_logger
+from colocate.trace.download import check_url, download, lookup_sha256, progress_logger
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)
-logger = logging.getLogger("colocate")  # also receives colocate.download's retry warnings
+logger = logging.getLogger("colocate")  # also receives colocate.trace.download's retry warnings
 handler = logging.FileHandler(sm.log[0])
 handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
 logger.addHandler(handler)

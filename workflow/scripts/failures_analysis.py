@@ -1,7 +1,9 @@
 """Windows per removal count against Poisson (Fig 6), dispersion tests, failure rate and removal durations (Fig 7), Beaumont et al. §6."""
 import polars as pl
 
-from colocate import failures, logs, summary
+from colocate import logs
+from colocate.analysis import failures
+from colocate.report import summary
 from colocate.figures import failures as figures
 
 log = logs.to_file(snakemake.log[0])

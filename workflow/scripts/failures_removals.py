@@ -1,5 +1,6 @@
 """Machine removals, their durations, the outstanding events and removals per 5-minute window (Beaumont et al. §6)."""
-from colocate import failures, logs, trace
+from colocate import logs, trace
+from colocate.analysis import failures
 
 log = logs.to_file(snakemake.log[0])
 p = snakemake.params

@@ -1,7 +1,8 @@
 """The job table: priority class and task count from task_events, lifetimes from job_events."""
 import polars as pl
 
-from colocate import io, jobs, logs
+from colocate import io, logs
+from colocate.analysis import jobs
 
 log = logs.to_file(snakemake.log[0])
 cols = ["job_id", "task_index", "priority", "first_time", "last_event"]

@@ -1,7 +1,8 @@
 """Beaumont Table 1 (dominant jobs per window) and Fig 1 (their tasks, CPU and memory by priority class)."""
 import polars as pl
 
-from colocate import jobs, logs
+from colocate import logs
+from colocate.analysis import jobs
 from colocate.figures import jobs as figs
 
 log = logs.to_file(snakemake.log[0])

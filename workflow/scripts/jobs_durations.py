@@ -1,7 +1,8 @@
 """Beaumont Table 3: durations of dominant jobs per priority class, from job_events."""
 import polars as pl
 
-from colocate import jobs, logs
+from colocate import logs
+from colocate.analysis import jobs
 
 log = logs.to_file(snakemake.log[0])
 table3 = jobs.duration_table(pl.read_parquet(snakemake.input.dominant))

@@ -1,7 +1,8 @@
 """Headline numbers of Beaumont §3, §4.1, §4.3 and §5.1 beside the paper's."""
 import polars as pl
 
-from colocate import jobs, logs
+from colocate import logs
+from colocate.analysis import jobs
 
 log = logs.to_file(snakemake.log[0])
 i = snakemake.input

@@ -1,7 +1,8 @@
 """Beaumont §4.3: task-count interdecile ratios, Fig 4 (two example jobs) and Fig 5 (80% balance thresholds)."""
 import polars as pl
 
-from colocate import io, jobs, logs
+from colocate import io, logs
+from colocate.analysis import jobs
 from colocate.figures import jobs as figs
 
 log = logs.to_file(snakemake.log[0])

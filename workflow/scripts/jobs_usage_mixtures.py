@@ -1,7 +1,8 @@
 """Beaumont Table 2 and Fig 2: log mean CPU and memory of dominant jobs, one Gaussian vs a mixture of two."""
 import polars as pl
 
-from colocate import jobs, logs
+from colocate import logs
+from colocate.analysis import jobs
 from colocate.figures import jobs as figs
 
 log = logs.to_file(snakemake.log[0])

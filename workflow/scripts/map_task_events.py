@@ -1,7 +1,8 @@
 """Map one task_events shard to task table pieces, bucketed by task."""
 import polars as pl
 
-from colocate import io, logs, mapreduce, trace
+from colocate import io, logs, trace
+from colocate.prep import mapreduce
 
 log = logs.to_file(snakemake.log[0])
 events = trace.read_table(snakemake.input.shard, "task_events", mapreduce.TASK_EVENT_COLUMNS, float_dtype=pl.Float32)

@@ -1,7 +1,8 @@
 """Map one task_usage shard to bucketed records, job × window aggregates and sampled-window records."""
 import polars as pl
 
-from colocate import io, logs, mapreduce, trace
+from colocate import io, logs, trace
+from colocate.prep import mapreduce
 
 log = logs.to_file(snakemake.log[0])
 usage = trace.read_table(snakemake.input.shard, "task_usage", mapreduce.USAGE_COLUMNS, float_dtype=pl.Float32)

@@ -2,7 +2,9 @@
 import numpy as np
 import polars as pl
 
-from colocate import admission, insufficient, io, logs, summary
+from colocate import insufficient, io, logs
+from colocate.report import summary
+from colocate.scheduling import admission
 
 log = logs.to_file(snakemake.log[0])
 with insufficient.outputs_or_reason(snakemake.input, snakemake.output, "Unuvar Table VIII, Beta admission controller", log):

@@ -2,8 +2,9 @@
 import numpy as np
 import polars as pl
 
-from colocate import insufficient, io, logs, packing_grid as pg
-from colocate.tasks import TASK_KEY
+from colocate import insufficient, io, logs
+from colocate.scheduling import packing_grid as pg
+from colocate.prep.tasks import TASK_KEY
 
 log = logs.to_file(snakemake.log[0])
 with insufficient.outputs_or_reason(snakemake.input, snakemake.output, "Janus §5, stochastic packing grid", log):

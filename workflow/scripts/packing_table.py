@@ -1,7 +1,9 @@
 """The packing results of all settings: one tidy table, its per-cell summary, and the headline numbers."""
 import polars as pl
 
-from colocate import insufficient, io, logs, packing_grid as pg, summary
+from colocate import insufficient, io, logs
+from colocate.report import summary
+from colocate.scheduling import packing_grid as pg
 
 log = logs.to_file(snakemake.log[0])
 with insufficient.outputs_or_reason(snakemake.input, snakemake.output, "Janus §5, packing table", log):

@@ -1,7 +1,8 @@
 """Fourier components of long-running production jobs: Beaumont et al. §5.2, Table 4, weekly shape, daily phases."""
 import polars as pl
 
-from colocate import insufficient, io, logs, periodicity as pe
+from colocate import insufficient, io, logs
+from colocate.analysis import periodicity as pe
 
 log = logs.to_file(snakemake.log[0])
 with insufficient.outputs_or_reason(snakemake.input, snakemake.output, "Beaumont Table 4, Fourier periodicity (§5.2)", log):

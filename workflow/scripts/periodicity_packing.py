@@ -1,7 +1,9 @@
 """Packing periodic jobs (Beaumont et al. §8.2): First Fit under the phasor, peak and mean constraints."""
 import polars as pl
 
-from colocate import insufficient, io, logs, periodic_packing as pp, periodicity as pe
+from colocate import insufficient, io, logs
+from colocate.analysis import periodicity as pe
+from colocate.scheduling import periodic_packing as pp
 
 log = logs.to_file(snakemake.log[0])
 with insufficient.outputs_or_reason(snakemake.input, snakemake.output, "Beaumont §8.2, periodic packing", log):

@@ -1,7 +1,10 @@
 """Headline numbers of Beaumont et al. §5.2 and §8.2 beside the paper's (a part of results/summary.md)."""
 import polars as pl
 
-from colocate import insufficient, logs, periodic_packing as pp, periodicity as pe, summary
+from colocate import insufficient, logs
+from colocate.analysis import periodicity as pe
+from colocate.report import summary
+from colocate.scheduling import periodic_packing as pp
 
 log = logs.to_file(snakemake.log[0])
 with insufficient.outputs_or_reason(snakemake.input, snakemake.output, "Beaumont §5.2 and §8.2, headline numbers", log):

@@ -1,7 +1,7 @@
 """Biased sampling (BSA) against the exact argmin: agreement, rejections and time per decision."""
 from colocate import logs
-from colocate.placement_runs import compare_optimisers, rounded
-from colocate.placement_workload import Experiment
+from colocate.scheduling.placement_runs import compare_optimisers, rounded
+from colocate.scheduling.placement_workload import Experiment
 
 log = logs.to_file(snakemake.log[0])
 p = snakemake.params

@@ -3,8 +3,8 @@ import polars as pl
 
 from colocate import logs
 from colocate.figures import placement as figs
-from colocate.placement_analysis import PAPER_REJECT_PCT, snapshot_figure_input
-from colocate.placement_workload import Experiment
+from colocate.scheduling.placement_analysis import PAPER_REJECT_PCT, snapshot_figure_input
+from colocate.scheduling.placement_workload import Experiment
 
 log = logs.to_file(snakemake.log[0])
 p, out = snakemake.params, snakemake.output

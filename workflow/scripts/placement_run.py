@@ -1,7 +1,7 @@
 """One replicate of Tantawi & Steinder §IV: every policy on the same Table I request stream."""
 from colocate import io, logs
-from colocate.placement_runs import run_replicate
-from colocate.placement_workload import Experiment
+from colocate.scheduling.placement_runs import run_replicate
+from colocate.scheduling.placement_workload import Experiment
 
 log = logs.to_file(snakemake.log[0])
 p = snakemake.params

@@ -2,7 +2,7 @@
 import polars as pl
 
 from colocate import logs
-from colocate.placement_analysis import summary_rows
+from colocate.scheduling.placement_analysis import summary_rows
 
 log = logs.to_file(snakemake.log[0])
 inp = snakemake.input

@@ -2,9 +2,9 @@
 import polars as pl
 
 from colocate import logs
-from colocate import placement_analysis as pa
-from colocate.placement_runs import rounded
-from colocate.placement_workload import Experiment
+from colocate.scheduling import placement_analysis as pa
+from colocate.scheduling.placement_runs import rounded
+from colocate.scheduling.placement_workload import Experiment
 
 log = logs.to_file(snakemake.log[0])
 p, out = snakemake.params, snakemake.output

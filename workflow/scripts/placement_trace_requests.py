@@ -2,8 +2,8 @@
 import polars as pl
 
 from colocate import insufficient, io, logs, trace
-from colocate.placement import stream
-from colocate.placement_workload import task_arrivals, trace_nodes, trace_requests
+from colocate.scheduling.placement import stream
+from colocate.scheduling.placement_workload import task_arrivals, trace_nodes, trace_requests
 
 log = logs.to_file(snakemake.log[0])
 with insufficient.outputs_or_reason(snakemake.input, snakemake.output, "Trace-driven placement run (Tantawi & Steinder)", log):

@@ -3,8 +3,8 @@ import polars as pl
 
 from colocate import insufficient, io, logs
 from colocate.figures.placement import fig_trace
-from colocate.placement_analysis import trace_summary, trace_table
-from colocate.placement_runs import rounded, run_trace
+from colocate.scheduling.placement_analysis import trace_summary, trace_table
+from colocate.scheduling.placement_runs import rounded, run_trace
 
 log = logs.to_file(snakemake.log[0])
 with insufficient.outputs_or_reason(snakemake.input, snakemake.output, "Trace-driven placement run (Tantawi & Steinder)", log):

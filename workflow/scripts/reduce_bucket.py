@@ -1,5 +1,6 @@
 """Reduce one bucket: drop failing and all-zero tasks, fix avg > 1, per-task series and statistics."""
-from colocate import io, logs, mapreduce
+from colocate import io, logs
+from colocate.prep import mapreduce
 
 log = logs.to_file(snakemake.log[0])
 bucket = int(snakemake.wildcards.bucket)

@@ -2,8 +2,9 @@
 import numpy as np
 import polars as pl
 
-from colocate import insufficient, io, logs, realizations as rz
-from colocate.tasks import TASK_KEY
+from colocate import insufficient, io, logs
+from colocate.prep import realizations as rz
+from colocate.prep.tasks import TASK_KEY
 
 log = logs.to_file(snakemake.log[0])
 with insufficient.outputs_or_reason(snakemake.input, snakemake.output, "Janus §3.1, realizations of long tasks", log):

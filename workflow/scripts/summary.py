@@ -3,7 +3,8 @@ from pathlib import Path
 
 import polars as pl
 
-from colocate import insufficient, logs, summary
+from colocate import insufficient, logs
+from colocate.report import summary
 
 log = logs.to_file(snakemake.log[0])
 statuses = [s for s in map(insufficient.read_status, [*snakemake.input.parts, *snakemake.input.outputs]) if s]

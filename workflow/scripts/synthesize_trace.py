@@ -1,4 +1,4 @@
-"""Write the synthetic trace (colocate.synth) as the bucket's csv.gz shards, schema.csv and SHA256SUM.
+"""Write the synthetic trace (colocate.trace.synth) as the bucket's csv.gz shards, schema.csv and SHA256SUM.
 
 Everything is written into a temporary directory next to the output and moved
 into place only when complete, so a failure leaves no partial trace.
@@ -10,7 +10,8 @@ import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from colocate import logs, synth, trace
+from colocate import logs, trace
+from colocate.trace import synth
 
 log = logs.to_file(snakemake.log[0])
 root = Path(snakemake.output.manifest).parent

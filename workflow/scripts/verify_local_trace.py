@@ -3,7 +3,8 @@ from pathlib import Path
 
 import polars as pl
 
-from colocate import download, logs
+from colocate import logs
+from colocate.trace import download
 
 log = logs.to_file(snakemake.log[0])
 root = Path(snakemake.params.root)

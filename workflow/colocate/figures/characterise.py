@@ -1,7 +1,7 @@
 """Figures of the task characterisation: Janus & Rzadca §3 (Figs 1–6) and Unuvar et al. §IV (Figs 4, 7, 8).
 
-One function per paper figure; each takes the tables of :mod:`colocate.characterise`,
-:mod:`colocate.aggregate` or :mod:`colocate.betafit` and returns a matplotlib Figure
+One function per paper figure; each takes the tables of :mod:`colocate.analysis.characterise`,
+:mod:`colocate.analysis.aggregate` or :mod:`colocate.analysis.betafit` and returns a matplotlib Figure
 titled with the paper's caption.
 """
 

@@ -13,7 +13,7 @@ import polars as pl
 import seaborn as sns
 from matplotlib.figure import Figure
 
-from colocate.cpumem import CATEGORIES, FITTED, PAPER_SHARES
+from colocate.analysis.cpumem import CATEGORIES, FITTED, PAPER_SHARES
 from colocate.figures import style
 
 _TITLES = {
@@ -28,7 +28,7 @@ _NOISE = "noise (DBSCAN −1)"
 def fig3_cpu_memory(examples: pl.DataFrame, fits: pl.DataFrame) -> Figure:
     """Fig 3: memory vs CPU of one job per category, dots coloured by DBSCAN cluster, the OLS line of each cluster.
 
-    ``examples``: :func:`colocate.cpumem.example_points` (``category``,
+    ``examples``: :func:`colocate.analysis.cpumem.example_points` (``category``,
     ``job_id``, ``cpu_rate``, ``canonical_memory_usage``, ``cluster``);
     ``fits``: the per-cluster fits (``job_id``, ``cluster``, ``intercept``,
     ``slope``, ``r2``, ``cv``, ``range``, ``verdict``). A category without any
@@ -83,7 +83,7 @@ def fig3_cpu_memory(examples: pl.DataFrame, fits: pl.DataFrame) -> Figure:
 def shares(table: pl.DataFrame) -> Figure:
     """Category shares beside the paper's (Beaumont §4.2): Flat/MultiFlat/Slope of the fitted jobs, BadlyFitted of all classified.
 
-    ``table``: :func:`colocate.cpumem.shares`; one bar per scope (all jobs, then each priority class).
+    ``table``: :func:`colocate.analysis.cpumem.shares`; one bar per scope (all jobs, then each priority class).
     """
     style()
     long = table.filter(pl.col("category").is_in(CATEGORIES)).with_columns(

@@ -1,6 +1,6 @@
 """Figures of the machine failure characterisation: Beaumont et al. (2015) §6, Figs 6 and 7.
 
-One function per paper figure; each takes the tables of :mod:`colocate.failures` and
+One function per paper figure; each takes the tables of :mod:`colocate.analysis.failures` and
 returns a matplotlib Figure titled with the paper's caption.
 """
 
@@ -12,7 +12,7 @@ import polars as pl
 import seaborn as sns
 from matplotlib.figure import Figure
 
-from colocate.failures import back_within
+from colocate.analysis.failures import back_within
 from colocate.figures import style
 
 #: Lowest y of the log axes of Fig 6 (the paper: fewer than 2e-3 windows expected with ≥ 10 removals).
@@ -38,7 +38,7 @@ def _actual_vs_expected(ax, table: pl.DataFrame, title: str) -> None:
 def fig6_poisson(remaining: pl.DataFrame, with_maintenance: pl.DataFrame, maintenance_min_removals: int) -> Figure:
     """Fig 6: actual versus expected (Poisson) distribution of failures per 5-minute window.
 
-    ``remaining`` is :func:`colocate.failures.poisson_table` of the windows left once the
+    ``remaining`` is :func:`colocate.analysis.failures.poisson_table` of the windows left once the
     outstanding events and the maintenance windows are removed (the paper's Fig 6);
     ``with_maintenance`` keeps the maintenance windows (the paper's table), to show their tail.
     """
@@ -70,7 +70,7 @@ def fig6_poisson(remaining: pl.DataFrame, with_maintenance: pl.DataFrame, mainte
 def fig7_removal_durations(rem: pl.DataFrame, back_within_minutes: float, trace_minutes: float) -> Figure:
     """Fig 7: failure (removal) durations distribution, ECDF in minutes on a log axis.
 
-    ``rem`` is :func:`colocate.failures.detect_outstanding`'s removals. Machines never re-added
+    ``rem`` is :func:`colocate.analysis.failures.detect_outstanding`'s removals. Machines never re-added
     (censored at the trace end, duration ``inf``) are placed beyond the axis, so each curve ends
     below 1 at the trace length by their share. A marker at ``back_within_minutes`` (the paper:
     60% back within 17 min).

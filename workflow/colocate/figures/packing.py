@@ -1,6 +1,6 @@
 """Figures of Janus & Rzadca §5 (stochastic bin packing), rebuilt from the tidy results table.
 
-Each function takes the table written by ``colocate.packing_grid.run_setting`` (one row per
+Each function takes the table written by ``colocate.scheduling.packing_grid.run_setting`` (one row per
 instance and cell) and returns a Figure titled with the paper's name for it. Boxes are over
 instances, as in the paper.
 """
@@ -14,7 +14,7 @@ import seaborn as sns
 from matplotlib.figure import Figure
 
 from colocate.figures import style
-from colocate.packing_grid import select
+from colocate.scheduling.packing_grid import select
 
 #: The estimators of the paper's Fig 8 (the others are too conservative to share its axes).
 FIG8_ESTIMATORS = ("GPA", "av", "perc")

@@ -103,7 +103,7 @@ def fourier_spectra(
     if phases.height:
         theta = np.radians(phases["daily_phase_deg"].to_numpy())
         sns.scatterplot(x=theta, y=phases["daily_ratio"].to_numpy(), ax=ax_p, s=18, color="C0")
-        centre = stats.circmean(theta)  # the reference of the deviations (colocate.periodicity.daily_phases)
+        centre = stats.circmean(theta)  # the reference of the deviations (colocate.analysis.periodicity.daily_phases)
         ax_p.plot([centre, centre], [0, float(phases["daily_ratio"].max())], color="C3", lw=1.2)
         for lim in phase_limits_deg:
             for s in (-1, 1):

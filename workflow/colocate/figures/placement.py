@@ -1,6 +1,6 @@
 """Figures of Tantawi & Steinder, "Autonomic cloud placement of mixed workload" (Figs 1–4), and beyond.
 
-Each function takes simulator logs (see :func:`colocate.placement.simulate`) and returns a Figure.
+Each function takes simulator logs (see :func:`colocate.scheduling.placement.simulate`) and returns a Figure.
 The x axis of the time plots is the pod (request) number, as the paper's phases are counted in pods.
 """
 

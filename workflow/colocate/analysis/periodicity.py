@@ -79,7 +79,7 @@ import polars as pl
 from scipy import fft, stats
 
 from colocate.insufficient import require
-from colocate.jobs import TABLE_STATS, describe
+from colocate.analysis.jobs import TABLE_STATS, describe
 
 #: Periods of the periodic components, in 5-minute windows.
 WINDOWS_PER_HOUR = 12
@@ -101,7 +101,7 @@ PAPER_TABLE4 = {
 LOW_DAYS = 2
 #: Backfitting rounds of the long-term sinusoid against the basis-periodic profile.
 _BACKFIT_ROUNDS = 4
-#: Columns read from the dominant-job table and the job × window rows (colocate.jobs).
+#: Columns read from the dominant-job table and the job × window rows (colocate.analysis.jobs).
 DOMINANT_COLUMNS = ("job_id", "class", "n_windows", "first_window", "last_window", "tasks_mean")
 WINDOW_COLUMNS = ["job_id", "window", "cpu_sum"]
 

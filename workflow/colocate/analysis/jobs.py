@@ -1,7 +1,7 @@
 """Jobs of the trace: dominant jobs, job sizes, task balance and durations (Beaumont et al. §3, §4.1, §4.3, §5.1).
 
 Everything here works on the map's job × 5-minute-window aggregates
-(:func:`colocate.mapreduce.map_task_usage`: ``job_id``, ``window``,
+(:func:`colocate.prep.mapreduce.map_task_usage`: ``job_id``, ``window``,
 ``n_tasks``, ``n_records``, ``cpu_sum``, ``mem_sum``, ``cpu_p10``,
 ``cpu_p90``) and on the job table built from task_events and job_events
 pieces, never on raw records, so the full trace's 8352 windows fit in memory.
@@ -77,7 +77,7 @@ def combine_job_pieces(pieces: pl.DataFrame) -> pl.DataFrame:
 
 
 def job_table(task_pieces: pl.DataFrame) -> pl.DataFrame:
-    """Jobs from task_events pieces (:func:`colocate.mapreduce.map_task_events`): priority, class, tasks.
+    """Jobs from task_events pieces (:func:`colocate.prep.mapreduce.map_task_events`): priority, class, tasks.
 
     A job's priority is its earliest task event's (job_events carry none);
     ``n_tasks`` counts distinct task indices.
@@ -503,7 +503,7 @@ def summary_rows(
     ``size_scale`` is the synthetic model's factor on job sizes (1 on the real
     trace): Table 2's means shift by its log, which the note says.
     """
-    from colocate import summary
+    from colocate.report import summary
 
     t1 = {r["statistic"]: r for r in table1.iter_rows(named=True)}
     sh = {r["class"]: r for r in shares.iter_rows(named=True)}

@@ -12,12 +12,12 @@ import numpy as np
 import polars as pl
 import polars.selectors as cs
 
-from colocate import placement as P
-from colocate.placement_workload import Experiment
+from colocate.scheduling import placement as P
+from colocate.scheduling.placement_workload import Experiment
 
 
 def policies(specs: Sequence[Mapping], alpha: float) -> list[P.PlacementPolicy]:
-    """Fresh policy objects from the specs of :func:`colocate.placement_workload.policy_specs`."""
+    """Fresh policy objects from the specs of :func:`colocate.scheduling.placement_workload.policy_specs`."""
     return [
         P.make_policy(s["kind"], prime_resource=s["prime_resource"], weights=s["weights"], alpha=alpha) for s in specs
     ]

@@ -1,7 +1,7 @@
 """CPU vs memory usage of dominant jobs (Beaumont et al. §4.2, Fig 3).
 
 Per dominant job, the (CPU, memory) points of its tasks at the sampled windows
-(20 random windows per day, :func:`colocate.mapreduce.sampled_windows`) are
+(20 random windows per day, :func:`colocate.prep.mapreduce.sampled_windows`) are
 
 1. clustered with DBSCAN (scikit-learn) on scaled data — each axis scaled per
    job (:data:`SCALERS`), so that eps is in units of the job's own spread;
@@ -96,7 +96,7 @@ class Settings:
     ``min_points``: fewer points ⇒ TooFewPoints.
 
     The paper publishes none of these values. The defaults classify the
-    synthetic trace's injected shapes (colocate.synth: 2% memory noise for
+    synthetic trace's injected shapes (colocate.trace.synth: 2% memory noise for
     Flat/MultiFlat/Slope jobs, ≥ 15% for BadlyFitted ones) right for ≈ 99% of
     the classified jobs at the default scale: cluster CVs are ≤ 0.035 for the
     former and ≥ 0.06 for the latter; flat ranges stay within 1 ± 0.025; eps
@@ -478,7 +478,7 @@ def example_points(points: pl.DataFrame, classes: pl.DataFrame) -> pl.DataFrame:
 
 def summary_rows(table: pl.DataFrame, classes: pl.DataFrame, settings: Settings) -> pl.DataFrame:
     """Headline numbers of §4.2 beside the paper's (for results/summary.md)."""
-    from colocate import summary
+    from colocate.report import summary
 
     overall = {r["category"]: r for r in table.filter(pl.col("scope") == "all").iter_rows(named=True)}
     classified = classes.filter(pl.col("category") != TOO_FEW)

@@ -23,7 +23,7 @@ import numpy as np
 import polars as pl
 
 from colocate.insufficient import require
-from colocate.placement import Workload
+from colocate.scheduling.placement import Workload
 
 #: µs per 5-minute window of task_usage (the task table counts records of this length).
 WINDOW_S = 300.0

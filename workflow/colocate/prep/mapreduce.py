@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
-from colocate.tasks import (
+from colocate.prep.tasks import (
     LONG_MIN_RECORDS,
     TASK_KEY,
     all_zero_tasks,
@@ -262,7 +262,7 @@ def total_counts(per_bucket: pl.DataFrame) -> pl.DataFrame:
 
 def counts_summary(counts: pl.DataFrame) -> pl.DataFrame:
     """Headline numbers of the Janus & Rzadca §3.1 preprocessing, beside the paper's (for results/summary.md)."""
-    from colocate import summary
+    from colocate.report import summary
 
     c = dict(zip(counts["quantity"], counts["count"]))
     total = max(c["tasks_with_usage"], 1)

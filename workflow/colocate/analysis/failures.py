@@ -553,7 +553,7 @@ def summary_rows(
     maintenance_min_removals: int,
     tail_more_than: int,
 ) -> list[tuple]:
-    """The headline numbers of Beaumont §6 beside the paper's (for :func:`colocate.summary.rows`)."""
+    """The headline numbers of Beaumont §6 beside the paper's (for :func:`colocate.report.summary.rows`)."""
     s = {r["set"]: r for r in stats_.iter_rows(named=True)}
     a, o, m = s["all"], s["without_outstanding"], s["without_maintenance"]
     out_ep = episodes.filter(pl.col("outstanding"))

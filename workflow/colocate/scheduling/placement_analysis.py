@@ -1,6 +1,6 @@
 """Tables of Tantawi & Steinder §IV from simulator logs, and statistics over replications.
 
-Per-request logs (:func:`colocate.placement.simulate`) of several policies are stacked with a
+Per-request logs (:func:`colocate.scheduling.placement.simulate`) of several policies are stacked with a
 ``policy`` column (PACK, SPREAD, XBAL, ABP, …) and, across replications, a ``replicate`` column.
 Measures are taken over the arrivals after the warm-up (the first ``warmup`` requests), as §IV
 "statistics are collected after a warm up period of 60 requests": the reject percentage is over
@@ -18,10 +18,10 @@ from scipy import stats
 from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.weightstats import DescrStatsW
 
-from colocate import summary
-from colocate.placement import DemandStatistics, mcv
-from colocate.placement_runs import snapshot_matrices
-from colocate.placement_workload import analytic_demand
+from colocate.report import summary
+from colocate.scheduling.placement import DemandStatistics, mcv
+from colocate.scheduling.placement_runs import snapshot_matrices
+from colocate.scheduling.placement_workload import analytic_demand
 
 def after_warmup(requests: pl.DataFrame, warmup: int) -> pl.DataFrame:
     return requests.filter(pl.col("request") >= warmup)
@@ -230,7 +230,7 @@ def experiment_tables(
 ) -> dict[str, pl.DataFrame]:
     """Tables II–VIII on the first replicate, and metrics, confidence intervals and tests over all replicates.
 
-    ``exp`` is the :class:`~colocate.placement_workload.Experiment`; ``resource`` the resource of
+    ``exp`` is the :class:`~colocate.scheduling.placement_workload.Experiment`; ``resource`` the resource of
     Table III (GPU in the paper); ``target`` the policy compared with every other (ABP).
     """
     res = list(exp.resources)

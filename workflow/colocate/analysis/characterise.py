@@ -37,7 +37,7 @@ import numpy as np
 import polars as pl
 
 from colocate.insufficient import InsufficientData
-from colocate.tasks import HIST_BINS, TASK_KEY
+from colocate.prep.tasks import HIST_BINS, TASK_KEY
 
 # scipy, statsmodels, scikit-learn and matplotlib are imported where they are used: each rule
 # script needs one or two of them, and importing all costs seconds per job.

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 import numpy as np
 import polars as pl
 
-from colocate.tasks import TASK_KEY
+from colocate.prep.tasks import TASK_KEY
 
 
 def streams(seed: int) -> tuple[np.random.Generator, np.random.Generator, np.random.Generator]:

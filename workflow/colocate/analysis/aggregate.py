@@ -23,7 +23,7 @@ from collections.abc import Sequence
 import numpy as np
 import polars as pl
 
-from colocate.characterise import sample_sets, set_totals
+from colocate.analysis.characterise import sample_sets, set_totals
 from colocate.trace import TRACE_START_US, WINDOW_US
 
 #: Unuvar et al.'s average numbers of co-located tasks (Tables II and IV).

@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 import numpy as np
 import polars as pl
 
-from colocate.packing import (
+from colocate.scheduling.packing import (
     ALGORITHMS,
     FIT_TESTS,
     FitTest,

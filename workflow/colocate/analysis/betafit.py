@@ -20,7 +20,7 @@ import numpy as np
 import polars as pl
 from scipy import stats
 
-from colocate.packing import beta_parameters
+from colocate.scheduling.packing import beta_parameters
 
 #: Unuvar et al.'s printed values per average number of tasks (Tables II, IV, VI, VII; α, β from §IV-C).
 PAPER = {

@@ -13,7 +13,7 @@ machine j): job i is split into n_i = max(1, round(tasks_mean)) equal tasks
 (§8.2 assumes "the total workload is evenly balanced between all tasks",
 §4.3), each with c = μ_i/n_i and phasor v = (A_i/n_i)·e^{−iφ_i}, where μ_i
 is the job's mean CPU, A_i the amplitude of its daily Fourier component and
-φ_i its peak phase (:mod:`colocate.periodicity`; the cos convention
+φ_i its peak phase (:mod:`colocate.analysis.periodicity`; the cos convention
 c + A·cos(ωt − φ) = Re(c + v·e^{iωt}) is the paper's sin form with its phase
 shifted by 90°, which changes no norm). Memory (the paper's m_i ≤ M) is left
 out: the comparison is about CPU.
@@ -59,7 +59,7 @@ def task_items(comps: pl.DataFrame) -> pl.DataFrame:
     """Tasks to pack, one row per task in First Fit order (Beaumont §8.2).
 
     ``comps`` holds per job ``job_id``, ``tasks_mean``, ``mean``,
-    ``daily_amplitude`` and ``daily_phase_deg`` (:func:`colocate.periodicity.components`).
+    ``daily_amplitude`` and ``daily_phase_deg`` (:func:`colocate.analysis.periodicity.components`).
     Columns: ``job_id``, ``task``, ``n_tasks`` (n_i), ``c``, ``a`` (|v|),
     ``phase_deg``, ``job_row`` (the job's row in ``comps``). Jobs without a
     daily component (shorter than a day) get a = 0.

@@ -1,0 +1,1 @@
+"""Analyses: task characterisation, Beta fits, jobs, CPU vs memory, periodicity, machine failures."""

@@ -1,0 +1,1 @@
+"""The report: summary.md beside the papers' numbers."""
