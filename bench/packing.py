@@ -36,9 +36,10 @@ import numpy as np
 import yaml
 from threadpoolctl import threadpool_limits
 
+from colocate.scheduling import fit_tests as ft
 from colocate.scheduling import packing as pk
-from timing import best_of
 from colocate.scheduling import packing_grid as pg
+from timing import best_of
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -110,7 +111,7 @@ def main() -> None:
 
     # --- q evaluation vs one numpy.sum pass
     stats = pk.observe(inst)
-    packing = pk.pack(pk.GPA(0.01), stats, 1.0, "BF")
+    packing = pk.pack(ft.GPA(0.01), stats, 1.0, "BF")
     m_norm = pk.lower_bound(stats.mean, 1.0)
     ev = pk.evaluate(packing, inst, 1.0, m_norm)
     with threadpool_limits(1):  # BLAS on one thread, like numpy.sum
@@ -125,8 +126,8 @@ def main() -> None:
     mu, var = stats.mean.tolist(), stats.var.tolist()
     for c in (1.0, 0.2):
         t_ref = best_of(lambda: reference_gpa_best_fit(mu, var, 0.01, c), max(3, args.repeat // 4))
-        t_bf = best_of(lambda: pk.pack(pk.GPA(0.01), stats, c, "BF", rebalancing=False), args.repeat)
-        ours = pk.pack(pk.GPA(0.01), stats, c, "BF", rebalancing=False)
+        t_bf = best_of(lambda: pk.pack(ft.GPA(0.01), stats, c, "BF", rebalancing=False), args.repeat)
+        ours = pk.pack(ft.GPA(0.01), stats, c, "BF", rebalancing=False)
         same = ours.bins == reference_gpa_best_fit(mu, var, 0.01, c)
         print(f"GPA Best Fit c={c:<3g} ({ours.n_bins:3d} machines), pure Python {t_ref * 1e3:7.2f} ms (reference); "
               f"colocate {t_bf * 1e3:7.2f} ms = {t_ref / t_bf:.2f}× the reference's speed; same machines: {same}")
@@ -142,8 +143,7 @@ def main() -> None:
 
     # --- grid projection
     cells, schema = default_grid()
-    threshold = schema["beta_threshold"]["default"]
-    max_p = schema["max_pred_percentile"]["default"]
+    options = {key: schema[key]["default"] for key in ft.FIT_OPTIONS}  # each fit test takes what it declares
     with tempfile.TemporaryDirectory() as tmp:
         big = 5 * n
         path = Path(tmp) / "inst.npy"
@@ -163,12 +163,12 @@ def main() -> None:
             & (cells["capacity"] == setting["capacity"])
         )
         fits = [
-            pk.make_fit_test(e, p, **({"threshold": threshold} if e == "Beta" else {"p": max_p} if e == "max-pred" else {}))
+            pg.fit_test(e, p, **options)
             for e, p in zip(group["estimator"], group["parameter"])
         ]
         observed = inst if setting["data"] == "inst" else avg
         t0 = time.perf_counter()
-        s = pk.observe(observed, setting["clairvoyance"], pk.required_percentiles(fits))
+        s = pk.observe(observed, setting["clairvoyance"], ft.required_percentiles(fits))
         t_stats = time.perf_counter() - t0
         t0 = time.perf_counter()
         for fit, row in zip(fits, group.iter_rows(named=True)):

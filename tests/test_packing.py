@@ -16,21 +16,23 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from scipy import special, stats
 
+from colocate.analysis import betafit
 from colocate.scheduling import admission
+from colocate.scheduling import fit_tests as ft
 from colocate.scheduling import packing as pk
 from colocate.scheduling import packing_grid as pg
 from colocate.scheduling.admission import BetaAdmissionController
 
 FITS = [
-    pk.GPA(0.05),
-    pk.Cantelli(1.7),
-    pk.Av(1.25),
-    pk.Perc(90),
-    pk.BetaFit(0.05),
-    pk.NSigma(2.0),
-    pk.RCLike(95),
-    pk.MaxPredictor(2.0, 95),
-    pk.BorgDefault(0.9),
+    ft.GPA(0.05),
+    ft.Cantelli(1.7),
+    ft.Av(1.25),
+    ft.Perc(90),
+    ft.BetaFit(0.05),
+    ft.NSigma(2.0),
+    ft.RCLike(95),
+    ft.MaxPredictor(2.0, 95),
+    ft.BorgDefault(0.9),
 ]
 FIT_IDS = [f.label for f in FITS]
 ALGOS = ["FF", "BF"]
@@ -38,12 +40,23 @@ PROPS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCh
 
 
 def test_every_fit_test_is_exercised():
-    assert {type(f) for f in FITS} == set(pk.FIT_TESTS.values())
+    assert {type(f) for f in FITS} == set(ft.FIT_TESTS.values())
     for f in FITS:
-        assert isinstance(f, pk.FitTest)
-        assert pk.make_fit_test(f.estimator, f.parameter).estimator == f.estimator
+        assert isinstance(f, ft.FitTest)
+        assert ft.make_fit_test(f.estimator, f.parameter).estimator == f.estimator
     for a in pk.ALGORITHMS.values():
         assert isinstance(a, pk.Algorithm)
+
+
+def test_grid_builds_each_fit_test_with_the_options_it_declares():
+    options = {"beta_threshold": 0.7, "max_pred_percentile": 97.0}  # packing.beta_threshold, packing.max_pred_percentile
+    assert set(ft.FIT_OPTIONS) == set(options)
+    assert pg.fit_test("Beta", 0.05, **options) == ft.BetaFit(0.05, threshold=0.7)
+    assert pg.fit_test("max-pred", 3.0, **options) == ft.MaxPredictor(3.0, p=97.0)
+    for f in FITS:
+        built = pg.fit_test(f.estimator, f.parameter, **options)
+        assert type(built) is type(f) and built.parameter == f.parameter
+        assert pg.fit_test(f.estimator, f.parameter) == ft.make_fit_test(f.estimator, f.parameter)  # class defaults
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -132,7 +145,7 @@ def reference_best_fit(sizes, capacity):
 )
 def test_every_task_placed_once_and_every_bin_fits(fit, algorithm, seed, n, r, scale, capacity, zero_share, max_failures):
     x, requests = random_instance(seed, n, r, scale, zero_share)
-    s = pk.TaskStats.from_observations(x, pk.required_percentiles([fit]), requests)
+    s = ft.TaskStats.from_observations(x, ft.required_percentiles([fit]), requests)
     online = pk.pack(fit, s, capacity, algorithm, rebalancing=False)
     check_packing(fit, s, online, capacity)
     assert online.migrations == 0
@@ -157,7 +170,7 @@ def test_first_fit_with_deterministic_sizes_equals_reference(fit, sizes, r, capa
     """Zero-variance items: every test reduces to a size, and First Fit to the textbook algorithm."""
     v = np.asarray(sizes, dtype=np.float64) / 64  # dyadic: float32 storage and sums are exact
     x = np.repeat(v[:, None], r, axis=1).astype(np.float32)
-    s = pk.TaskStats.from_observations(x, pk.required_percentiles([fit]), requests=v)
+    s = ft.TaskStats.from_observations(x, ft.required_percentiles([fit]), requests=v)
     size = {"av": 1.25 * v, "Borg": 0.9 * v}.get(fit.estimator, v)
     want = reference_first_fit(size.tolist(), capacity)
     got = pk.pack(fit, s, capacity, "FF", rebalancing=False)
@@ -171,7 +184,7 @@ def test_best_fit_of_size_based_tests_equals_reference(fit, sizes, capacity):
     """Best Fit of the size-based tests: the smallest leftover capacity (Janus §4)."""
     v = np.asarray(sizes, dtype=np.float64) / 64
     x = np.repeat(v[:, None], 3, axis=1).astype(np.float32)
-    s = pk.TaskStats.from_observations(x, pk.required_percentiles([fit]), requests=v)
+    s = ft.TaskStats.from_observations(x, ft.required_percentiles([fit]), requests=v)
     size = {"av": 1.25 * v, "Borg": 0.9 * v}.get(fit.estimator, v)
     assert pk.pack(fit, s, capacity, "BF", rebalancing=False).bins == reference_best_fit(size.tolist(), capacity)
 
@@ -183,12 +196,12 @@ def test_zero_variance_items_pack_as_av1(fit, sizes, capacity):
     """Cantelli(b), GPA, Beta and every size-based test on zero-variance items equal av(1) (First Fit)."""
     v = np.asarray(sizes, dtype=np.float64) / 64
     x = np.repeat(v[:, None], 4, axis=1).astype(np.float32)
-    s = pk.TaskStats.from_observations(x, pk.required_percentiles([fit]), requests=v)
+    s = ft.TaskStats.from_observations(x, ft.required_percentiles([fit]), requests=v)
     if fit.estimator == "av":
-        fit = pk.Av(1.0)
+        fit = ft.Av(1.0)
     if fit.estimator == "Borg":
-        fit = pk.BorgDefault(1.0)
-    av1 = pk.pack(pk.Av(1.0), s, capacity, "FF")
+        fit = ft.BorgDefault(1.0)
+    av1 = pk.pack(ft.Av(1.0), s, capacity, "FF")
     assert pk.pack(fit, s, capacity, "FF").bins == av1.bins
 
 
@@ -197,7 +210,7 @@ def test_zero_variance_items_pack_as_av1(fit, sizes, capacity):
 
 def sized(values):
     v = np.asarray(values, dtype=np.float64)
-    return pk.TaskStats(v, np.zeros_like(v))
+    return ft.TaskStats(v, np.zeros_like(v))
 
 
 def test_rebalancing_round_robin_worked_example():
@@ -205,12 +218,12 @@ def test_rebalancing_round_robin_worked_example():
     # 0.75 → last fails (1); 0.25 moves; 0.75 fails (2); 0.25 moves; 0.75 fails (3);
     # 0.25 fails (4, last is full); 0.75 fails (5): stop.
     s = sized([0.75, 0.25, 0.25, 0.25, 0.25, 0.25, 0.5])
-    online = pk.pack(pk.Av(1.0), s, 1.0, "FF", rebalancing=False)
+    online = pk.pack(ft.Av(1.0), s, 1.0, "FF", rebalancing=False)
     assert online.bins == [[0, 1], [2, 3, 4, 5], [6]]
-    out = pk.rebalance(online, pk.Av(1.0), s, 1.0, max_failures=5)
+    out = pk.rebalance(online, ft.Av(1.0), s, 1.0, max_failures=5)
     assert out.bins == [[0, 1], [4, 5], [6, 2, 3]] and out.migrations == 2
     # max_failures = 1: the first attempt fails and the pass stops
-    assert pk.rebalance(online, pk.Av(1.0), s, 1.0, max_failures=1).bins == online.bins
+    assert pk.rebalance(online, ft.Av(1.0), s, 1.0, max_failures=1).bins == online.bins
 
 
 def test_rebalancing_keeps_the_source_machine_valid_for_non_monotone_tests():
@@ -220,8 +233,8 @@ def test_rebalancing_keeps_the_source_machine_valid_for_non_monotone_tests():
     σ² 1e-4) it fits. C opens the last machine. Migrating B, the first task of machine 1, to C's
     machine would fit there but would leave A alone and failing, so the migration must fail.
     """
-    fit = pk.BetaFit(0.05)
-    s = pk.TaskStats(np.array([0.05, 0.05, 0.9]), np.array([1e-4, 0.06, 0.0]))
+    fit = ft.BetaFit(0.05)
+    s = ft.TaskStats(np.array([0.05, 0.05, 0.9]), np.array([1e-4, 0.06, 0.0]))
     cols = fit.columns(s)
     assert fit.slack(cols, 1.0)[1] < 0 <= fit.slack(cols[:2].sum(axis=0)[None, :], 1.0)[0]
     assert fit.slack((cols[0] + cols[2])[None, :], 1.0)[0] >= 0
@@ -233,7 +246,7 @@ def test_rebalancing_keeps_the_source_machine_valid_for_non_monotone_tests():
 
 
 def test_a_task_of_exactly_the_capacity_fits_an_empty_bin():
-    p = pk.pack(pk.Av(1.0), sized([1.0, 0.0, 0.5]), 1.0, "FF")
+    p = pk.pack(ft.Av(1.0), sized([1.0, 0.0, 0.5]), 1.0, "FF")
     assert p.oversized == [] and p.bins == [[0, 1], [2]]
 
 
@@ -255,8 +268,8 @@ def test_gpa_identical_items_admits_the_analytic_count(mu, sigma, rho, capacity)
     # stay off the boundary, where the two algebraically equal tests differ in the last bit
     assume(all(abs(lhs(n) - capacity) > 1e-9 for n in (n_star, n_star + 1)))
     assume(n_star >= 1)
-    s = pk.TaskStats(np.full(n_star + 3, mu), np.full(n_star + 3, sigma**2))
-    p = pk.pack(pk.GPA(rho), s, capacity, "FF", rebalancing=False)
+    s = ft.TaskStats(np.full(n_star + 3, mu), np.full(n_star + 3, sigma**2))
+    p = pk.pack(ft.GPA(rho), s, capacity, "FF", rebalancing=False)
     assert len(p.bins[0]) == n_star
 
 
@@ -264,24 +277,24 @@ def test_gpa_slack_is_algorithm1_fitbin():
     sums = np.array([[0.7, 0.01], [0.9, 0.0025], [1.2, 0.0], [0.5, 0.0]])
     want = 0.05 - stats.norm.sf(1.0, loc=sums[:, 0], scale=np.sqrt(sums[:, 1]).clip(1e-300))
     want[2:] = [0.05 - 1, 0.05]  # point masses above / below c
-    np.testing.assert_allclose(pk.GPA(0.05).slack(sums, 1.0), want, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(ft.GPA(0.05).slack(sums, 1.0), want, rtol=1e-12, atol=1e-15)
 
 
 def test_beta_moments_of_unuvar_eqs_7_8():
     # the issue's α = 5.757, β = 5.992 for mean 0.49, std 0.14 (the paper prints 5.76 and 5.93
     # from unrounded inputs)
-    a, b = pk.beta_parameters(0.49, 0.14**2)
+    a, b = betafit.beta_parameters(0.49, 0.14**2)
     assert a == pytest.approx(5.757, abs=1e-3) and b == pytest.approx(5.992, abs=1e-3)
     # the Beta with these parameters has exactly the given mean and variance
     assert stats.beta.mean(a, b) == pytest.approx(0.49) and stats.beta.std(a, b) == pytest.approx(0.14)
 
 
 def test_beta_fit_slack_is_eq6_with_scipy_beta_cdf():
-    fit = pk.BetaFit(0.01, threshold=0.8)
+    fit = ft.BetaFit(0.01, threshold=0.8)
     sums = np.array([[0.5, 0.01], [0.9, 0.02], [1.3, 0.01], [0.4, 0.0], [0.05, 0.5]])
     got = fit.slack(sums, 1.0)
     r, s2 = sums[:1, 0] * 0.8, sums[:1, 1] * 0.64
-    a, b = pk.beta_parameters(r, s2)
+    a, b = betafit.beta_parameters(r, s2)
     assert got[0] == pytest.approx(stats.beta.cdf(0.8, a, b)[0] - 0.99)
     assert got[2] < 0  # R̄ ≥ 1: no Beta, does not fit
     assert got[3] == pytest.approx(0.01)  # point mass below U*
@@ -290,15 +303,15 @@ def test_beta_fit_slack_is_eq6_with_scipy_beta_cdf():
 
 def test_peak_predictors_and_size_tests():
     x = np.array([[0.1, 0.2, 0.3, 0.4], [0.0, 0.0, 0.5, 0.5]], dtype=np.float32)
-    s = pk.TaskStats.from_observations(x, (50, 100), requests=np.array([0.6, np.nan]))
+    s = ft.TaskStats.from_observations(x, (50, 100), requests=np.array([0.6, np.nan]))
     np.testing.assert_allclose(s.percentile(50), np.percentile(x, 50, axis=1))
-    np.testing.assert_allclose(pk.Perc(100).columns(s)[:, 0], [0.4, 0.5], rtol=1e-6)
-    np.testing.assert_allclose(pk.BorgDefault(0.9).columns(s)[:, 0], [0.54, 0.45], rtol=1e-6)  # NaN → max
-    np.testing.assert_allclose(pk.Cantelli(2).columns(s)[:, 0], s.mean + 2 * s.std)
+    np.testing.assert_allclose(ft.Perc(100).columns(s)[:, 0], [0.4, 0.5], rtol=1e-6)
+    np.testing.assert_allclose(ft.BorgDefault(0.9).columns(s)[:, 0], [0.54, 0.45], rtol=1e-6)  # NaN → max
+    np.testing.assert_allclose(ft.Cantelli(2).columns(s)[:, 0], s.mean + 2 * s.std)
     sums = np.array([[0.5, 0.04, 0.9]])
-    assert pk.NSigma(3).slack(sums[:, :2], 1.0)[0] == pytest.approx(1 - (0.5 + 3 * 0.2))
-    assert pk.MaxPredictor(3, 99).slack(sums, 1.0)[0] == pytest.approx(1 - 1.1)
-    assert pk.MaxPredictor(1, 99).slack(sums, 1.0)[0] == pytest.approx(1 - 0.9)
+    assert ft.NSigma(3).slack(sums[:, :2], 1.0)[0] == pytest.approx(1 - (0.5 + 3 * 0.2))
+    assert ft.MaxPredictor(3, 99).slack(sums, 1.0)[0] == pytest.approx(1 - 1.1)
+    assert ft.MaxPredictor(1, 99).slack(sums, 1.0)[0] == pytest.approx(1 - 0.9)
 
 
 # ----------------------------------------------------------------------------- statistical
@@ -314,7 +327,7 @@ def gaussian_instance():
     x = rng.standard_normal((n, r), dtype=np.float32)
     x *= sd[:, None].astype(np.float32)
     x += mu[:, None].astype(np.float32)
-    return x, pk.TaskStats.from_observations(x)
+    return x, ft.TaskStats.from_observations(x)
 
 
 @pytest.mark.parametrize("rho", [0.1, 0.05, 0.01])
@@ -329,7 +342,7 @@ def test_gpa_empirical_q_matches_rho_on_gaussian_tasks(gaussian_instance, rho):
       machine's variance by O(1/√R) relative, i.e. z by ~0.5% here: 2% of ρ covers it.
     """
     x, s = gaussian_instance
-    p = pk.pack(pk.GPA(rho), s, 1.0, "FF", rebalancing=False)
+    p = pk.pack(ft.GPA(rho), s, 1.0, "FF", rebalancing=False)
     ev = pk.evaluate(p, x, 1.0, pk.lower_bound(s.mean, 1.0))
     bins = p.bins[:-1]
     m_sum = np.array([s.mean[b].sum() for b in bins])
@@ -350,7 +363,7 @@ def test_gpa_empirical_q_matches_rho_on_gaussian_tasks(gaussian_instance, rho):
     assert rho - granularity - 4 * se - 0.02 * rho <= q <= rho + 4 * se + 0.02 * rho, (q, granularity, se)
     # with the last machine, and with rebalancing, q only drops
     assert ev.q <= q + 1e-12
-    assert pk.evaluate(pk.pack(pk.GPA(rho), s, 1.0, "FF"), x, 1.0, 1).q <= ev.q + 4 * se
+    assert pk.evaluate(pk.pack(ft.GPA(rho), s, 1.0, "FF"), x, 1.0, 1).q <= ev.q + 4 * se
 
 
 # ----------------------------------------------------------------------------- evaluation
@@ -429,7 +442,7 @@ def test_run_observes_o_and_measures_q_on_inst_over_e():
     inst = np.full((4, 100), 0.5, dtype=np.float32)
     inst[:, :10] = 0.1
     avg = np.full((4, 100), 0.05, dtype=np.float32)
-    fit = pk.Av(1.0)
+    fit = ft.Av(1.0)
     # 10 observations see 0.1 per task: all four on one machine, overloaded on every one of the 90 evaluations
     p, ev = pk.run(inst, fit, 1.0, stats=pk.observe(inst, 0.1), clairvoyance=0.1)
     assert p.n_bins == 1 and ev.q == 1.0 and ev.q_machine.size == 1 and ev.m_norm == 2
@@ -446,7 +459,7 @@ def test_run_observes_o_and_measures_q_on_inst_over_e():
 def test_oversized_tasks_get_their_own_machine():
     s = sized([0.3, 1.4, 0.3, 0.2])
     for algo in ALGOS:
-        p = pk.pack(pk.Av(1.0), s, 1.0, algo)
+        p = pk.pack(ft.Av(1.0), s, 1.0, algo)
         assert p.oversized == [1] and [1] in p.bins and p.n_bins == 2
 
 
@@ -461,7 +474,7 @@ def test_admission_controller_reestimates_at_every_arrival():
     assert decisions == [True] * n + [False] * (20 - n) and 5 < n < 20
     r, sd = c.utilisation_moments
     assert r == pytest.approx(0.05 * n) and sd == pytest.approx(math.sqrt(0.0004 * n))
-    a, b = pk.beta_parameters(0.05 * (n + 1), 0.0004 * (n + 1))
+    a, b = betafit.beta_parameters(0.05 * (n + 1), 0.0004 * (n + 1))
     assert c.probability_within(0.05, 0.0004) == pytest.approx(stats.beta.cdf(0.8, a, b))
     assert c.probability_within(0.05, 0.0004) < 0.99 <= c.probability_within(0.0, 0.0) or n == 0
     c.release(0.05, 0.0004)
@@ -489,21 +502,21 @@ def test_nan_in_realizations_is_named():
     x = np.ones((4, 5), dtype=np.float32) * 0.1
     x[2, 3] = np.nan
     with pytest.raises(ValueError, match=r"observations: .*task\(s\) \[2\].*NaN"):
-        pk.TaskStats.from_observations(x)
+        ft.TaskStats.from_observations(x)
     good = np.ones((4, 5), dtype=np.float32) * 0.1
-    p = pk.pack(pk.Av(1), pk.TaskStats.from_observations(good), 1.0)
+    p = pk.pack(ft.Av(1), ft.TaskStats.from_observations(good), 1.0)
     with pytest.raises(ValueError, match=r"inst_eval: .*task\(s\) \[2\].*NaN"):
         pk.evaluate(p, x, 1.0, 1)
     x[2, 3] = np.inf
     with pytest.raises(ValueError, match="NaN or inf"):
-        pk.TaskStats.from_observations(x)
+        ft.TaskStats.from_observations(x)
 
 
 @pytest.mark.parametrize("capacity", [0.0, -1.0, float("nan"), float("inf")])
 def test_bad_capacity_is_named(capacity):
     s = sized([0.1, 0.2])
     with pytest.raises(ValueError, match="capacity must be"):
-        pk.pack(pk.GPA(0.1), s, capacity)
+        pk.pack(ft.GPA(0.1), s, capacity)
     with pytest.raises(ValueError, match="capacity must be"):
         pk.evaluate(pk.Packing([[0, 1]], 2), np.ones((2, 3), np.float32), capacity, 1)
     with pytest.raises(ValueError, match="capacity must be"):
@@ -524,22 +537,24 @@ def test_clairvoyance_leaving_no_evaluation_set():
 @pytest.mark.parametrize(
     "make, match",
     [
-        (lambda: pk.GPA(0.0), "GPA rho"),
-        (lambda: pk.GPA(1.0), "GPA rho"),
-        (lambda: pk.BetaFit(1.2), "Beta eps"),
-        (lambda: pk.BetaFit(0.1, threshold=1.0), "Beta threshold"),
-        (lambda: pk.Perc(101), "perc p"),
-        (lambda: pk.Cantelli(-1), "Cantelli b"),
-        (lambda: pk.Av(0), "av factor"),
-        (lambda: pk.NSigma(float("nan")), "N-sigma n"),
-        (lambda: pk.MaxPredictor(2, 150), "max-pred p"),
-        (lambda: pk.BorgDefault(-0.9), "Borg factor"),
-        (lambda: pk.make_fit_test("GPAX", 0.1), "estimator must be one of"),
-        (lambda: pk.pack(pk.GPA(0.1), sized([0.1]), 1.0, "WF"), "algorithm must be one of"),
-        (lambda: pk.pack(pk.GPA(0.1), sized([0.1]), 1.0, max_failures=0), "max_failures"),
-        (lambda: pk.TaskStats(np.array([0.1]), np.array([-1.0])), "var must be"),
-        (lambda: pk.TaskStats.from_observations(np.ones(3)), "2-D"),
-        (lambda: pk.TaskStats(np.array([0.1]), np.array([0.0])).percentile(50), "no observations"),
+        (lambda: ft.GPA(0.0), "GPA rho"),
+        (lambda: ft.GPA(1.0), "GPA rho"),
+        (lambda: ft.BetaFit(1.2), "Beta eps"),
+        (lambda: ft.BetaFit(0.1, threshold=1.0), "Beta threshold"),
+        (lambda: ft.Perc(101), "perc p"),
+        (lambda: ft.Cantelli(-1), "Cantelli b"),
+        (lambda: ft.Av(0), "av factor"),
+        (lambda: ft.NSigma(float("nan")), "N-sigma n"),
+        (lambda: ft.MaxPredictor(2, 150), "max-pred p"),
+        (lambda: ft.BorgDefault(-0.9), "Borg factor"),
+        (lambda: ft.make_fit_test("GPAX", 0.1), "estimator must be one of"),
+        (lambda: pg.fit_test("GPAX", 0.1), "estimator must be one of"),
+        (lambda: pg.fit_test("Beta", 0.1, beta_treshold=0.7), "unknown fit-test option"),
+        (lambda: pk.pack(ft.GPA(0.1), sized([0.1]), 1.0, "WF"), "algorithm must be one of"),
+        (lambda: pk.pack(ft.GPA(0.1), sized([0.1]), 1.0, max_failures=0), "max_failures"),
+        (lambda: ft.TaskStats(np.array([0.1]), np.array([-1.0])), "var must be"),
+        (lambda: ft.TaskStats.from_observations(np.ones(3)), "2-D"),
+        (lambda: ft.TaskStats(np.array([0.1]), np.array([0.0])).percentile(50), "no observations"),
     ],
 )
 def test_bad_parameters_are_named(make, match):
@@ -617,7 +632,7 @@ def test_run_setting_headlines_and_figures(tmp_path):
     one = results.filter((pl.col("instance") == 0) & (pl.col("estimator") == "GPA") & (pl.col("parameter") == 0.05)
                          & (pl.col("algorithm") == "BF") & pl.col("rebalance") & (pl.col("data") == "inst"))
     s = pk.observe(x[rows[0]])
-    packing, ev = pk.run(x[rows[0]], pk.GPA(0.05), 1.0, stats=s)
+    packing, ev = pk.run(x[rows[0]], ft.GPA(0.05), 1.0, stats=s)
     assert one["m_abs"].item() == ev.m_abs and one["q"].item() == ev.q
     assert one["q_machines"].item().to_list() == ev.q_machine.tolist()
     summary = pg.summarise(results)

@@ -26,7 +26,7 @@ rule admission_control:
         peak_utilisation=PK["admission"]["peak_utilisation"],
         peak_quantile=PK["admission"]["peak_quantile"],
         seed=PK["admission"]["seed"],
-        code=code_digest("insufficient", "scheduling.admission", "scheduling.packing", "report.summary", "io"),
+        code=code_digest("insufficient", "scheduling.admission", "report.summary", "io"),
     log:
         f"{RESULTS}/logs/admission_control.log",
     benchmark:

@@ -424,7 +424,7 @@ rule unuvar_beta_fit:
         threshold=CH_UNUVAR["threshold"],
         tail_thresholds=CH_UNUVAR["tail_thresholds"],
         alpha=CH["alpha"],
-        code=code_digest("insufficient", "analysis.betafit", "scheduling.packing", "figures.characterise", "figures.__init__", "report.summary"),
+        code=code_digest("insufficient", "analysis.betafit", "figures.characterise", "figures.__init__", "report.summary"),
     log:
         f"{RESULTS}/logs/characterise/unuvar_beta_fit.log",
     benchmark:
@@ -465,7 +465,7 @@ rule unuvar_sweep:
         tail_thresholds=CH_UNUVAR["tail_thresholds"],
         alpha=CH["alpha"],
         seed=CH["seed"],
-        code=code_digest("insufficient", "analysis.aggregate", "analysis.betafit", "scheduling.packing", "analysis.characterise", "figures.characterise", "figures.__init__"),
+        code=code_digest("insufficient", "analysis.aggregate", "analysis.betafit", "analysis.characterise", "figures.characterise", "figures.__init__"),
     log:
         f"{RESULTS}/logs/characterise/unuvar_sweep.log",
     benchmark:

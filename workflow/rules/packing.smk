@@ -30,7 +30,7 @@ PACKING_FIGURES = {
     "fig13": "packing_fig13_rebalancing",
     "pareto": "packing_pareto",
 }
-PACKING_CODE = ("scheduling.packing", "scheduling.packing_grid", "io")
+PACKING_CODE = ("scheduling.packing", "scheduling.fit_tests", "scheduling.packing_grid", "io")
 
 if PACKING_ON:
     TARGETS.append(

@@ -4,6 +4,7 @@ import polars as pl
 
 from colocate import insufficient, io, logs
 from colocate.scheduling import packing_grid as pg
+from colocate.scheduling.fit_tests import FIT_OPTIONS
 from colocate.prep.tasks import TASK_KEY
 
 log = logs.to_file(snakemake.log[0])
@@ -18,6 +19,7 @@ with insufficient.outputs_or_reason(snakemake.input, snakemake.output, "Janus §
     log.info("setting %s: %d cells × %d instances of %d tasks", p.setting, cells.height, len(rows), p.tasks_per_instance)
     result = pg.run_setting(
         inst, avg, rows, cells, requests.sort("row")["cpu_request"].to_numpy(allow_copy=True).astype(np.float64),
-        max_failures=p.max_failures, beta_threshold=p.beta_threshold, max_pred_percentile=p.max_pred_percentile, log=log.info,
+        max_failures=p.max_failures, log=log.info,
+        **{key: getattr(p, key) for key in FIT_OPTIONS},  # each fit test's options, passed by the rule under their config keys
     )
     io.write_parquet(result, snakemake.output[0])

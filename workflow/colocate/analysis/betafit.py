@@ -1,6 +1,8 @@
 """Beta fit of aggregated utilisation: Unuvar et al. (2014) §III (eqs 7–8) and §IV-C to §IV-E.
 
 * :func:`summary_statistics` — Tables II and IV (observations, min, max, mean, std).
+* :func:`beta_parameters` — eqs 7–8 by the method of moments, vectorised and unchecked
+  (shared with the Beta fit test and admission controller of :mod:`colocate.scheduling`).
 * :func:`beta_by_moments` — eqs 7–8: α and β from the mean R̄ and std S̄.
 * :func:`moments_table` — Tables III and V: mean, variance, skewness and
   (excess, the paper's "Pearson") kurtosis of the data vs the fitted Beta.
@@ -19,8 +21,6 @@ from collections.abc import Sequence
 import numpy as np
 import polars as pl
 from scipy import stats
-
-from colocate.scheduling.packing import beta_parameters
 
 #: Unuvar et al.'s printed values per average number of tasks (Tables II, IV, VI, VII; α, β from §IV-C).
 PAPER = {
@@ -49,6 +49,19 @@ def summary_statistics(u: np.ndarray) -> dict[str, float]:
     u = _values(u)
     return {"observations": int(u.size), "min": float(u.min()), "max": float(u.max()),
             "mean": float(u.mean()), "std": float(u.std(ddof=1))}
+
+
+def beta_parameters(mean: np.ndarray | float, var: np.ndarray | float) -> tuple[np.ndarray, np.ndarray]:
+    """Shape parameters (α, β) of a Beta with the given mean R̄ and variance S̄² — Unuvar eqs 7–8.
+
+    α = R̄ (R̄(1 − R̄)/S̄² − 1),  β = (1 − R̄)(R̄(1 − R̄)/S̄² − 1).
+    The Beta exists iff 0 < R̄ < 1 and S̄² < R̄(1 − R̄); elsewhere α, β are not both > 0.
+    """
+    mean = np.asarray(mean, dtype=np.float64)
+    var = np.asarray(var, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        k = mean * (1 - mean) / var - 1
+    return mean * k, (1 - mean) * k
 
 
 def beta_by_moments(mean: float, std: float) -> tuple[float, float]:

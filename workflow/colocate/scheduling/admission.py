@@ -23,7 +23,7 @@ import numpy as np
 import polars as pl
 from scipy import stats
 
-from colocate.scheduling.packing import beta_parameters
+from colocate.analysis.betafit import beta_parameters
 
 __all__ = ["BetaAdmissionController", "Arrivals", "arrivals", "usage_draws", "admit", "utilisation", "AdmissionRun", "run", "headline_numbers"]
 

@@ -18,16 +18,8 @@ from collections.abc import Callable, Mapping, Sequence
 import numpy as np
 import polars as pl
 
-from colocate.scheduling.packing import (
-    ALGORITHMS,
-    FIT_TESTS,
-    FitTest,
-    lower_bound,
-    make_fit_test,
-    observe,
-    required_percentiles,
-    run,
-)
+from colocate.scheduling.fit_tests import FIT_OPTIONS, FIT_TESTS, FitTest, fit_test_class, required_percentiles
+from colocate.scheduling.packing import ALGORITHMS, lower_bound, observe, run
 
 #: The base case of Janus §5.1.
 BASE = {"algorithm": "BF", "rebalance": True, "capacity": 1.0, "clairvoyance": 1.0, "data": "inst"}
@@ -131,10 +123,16 @@ def instances(n_tasks: int, n_instances: int, tasks_per_instance: int, seed: int
     return np.stack([rng.choice(n_tasks, size=tasks_per_instance, replace=False) for _ in range(n_instances)])
 
 
-def fit_test(estimator: str, parameter: float, beta_threshold: float = 0.8, max_pred_percentile: float = 99.0) -> FitTest:
-    """The fit test of a grid cell, with the grid-wide options of Beta and max-of-predictors."""
-    options = {"Beta": {"threshold": beta_threshold}, "max-pred": {"p": max_pred_percentile}}.get(estimator, {})
-    return make_fit_test(estimator, parameter, **options)
+def fit_test(estimator: str, parameter: float, **options: float) -> FitTest:
+    """The fit test of a grid cell, given the grid-wide fit-test options by config key (:data:`FIT_OPTIONS`).
+
+    Each fit test takes the options its class declares (``options``) and ignores the others; an option
+    that no registered fit test declares is an error. Options left out keep the fit test's defaults.
+    """
+    unknown = sorted(set(options) - set(FIT_OPTIONS))
+    if unknown:
+        raise ValueError(f"unknown fit-test option(s) {unknown} (known: {list(FIT_OPTIONS)})")
+    return fit_test_class(estimator).from_options(parameter, **options)
 
 
 def load_rows(matrix: np.ndarray, rows: np.ndarray) -> np.ndarray:
@@ -169,15 +167,15 @@ def run_setting(
     requests: np.ndarray | None = None,
     *,
     max_failures: int = 5,
-    beta_threshold: float = 0.8,
-    max_pred_percentile: float = 99.0,
     log: Callable[[str], None] | None = None,
+    **options: float,
 ) -> pl.DataFrame:
     """Every cell of one setting (one data source, clairvoyance and capacity) on every instance.
 
     ``inst``/``avg`` are the N × R realization matrices (memory-mapped is fine), ``instance_rows``
     the rows of each instance (:func:`instances`), ``requests`` the CPU request per row (NaN where
-    unknown). Per instance, the task statistics over O are computed once and shared by all cells
+    unknown), ``options`` the grid-wide fit-test options by config key (:func:`fit_test`). Per
+    instance, the task statistics over O are computed once and shared by all cells
     (Janus §5.1); q is measured on the inst realizations of E. One row per (instance, cell), with
     the per-machine q(j)/|E| and utilisation as lists.
     """
@@ -188,7 +186,7 @@ def run_setting(
     if inst.shape != avg.shape:
         raise ValueError(f"inst {inst.shape} and avg {avg.shape} realization matrices differ in shape")
     rows = cells.to_dicts()
-    fits = [fit_test(r["estimator"], r["parameter"], beta_threshold, max_pred_percentile) for r in rows]
+    fits = [fit_test(r["estimator"], r["parameter"], **options) for r in rows]
     percentiles = required_percentiles(fits)
     out = []
     for k, idx in enumerate(np.asarray(instance_rows)):
