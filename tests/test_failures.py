@@ -24,6 +24,7 @@ from scipy import stats
 
 from colocate.analysis import failures as F
 from colocate.trace import synth
+from colocate.trace.synth import machines as synth_machines
 from colocate.trace import TRACE_START_US, WINDOW_US, MachineEventType, TraceFormatError, read_table
 
 ADD, REMOVE, UPDATE = int(MachineEventType.ADD), int(MachineEventType.REMOVE), int(MachineEventType.UPDATE)
@@ -601,9 +602,9 @@ def synthetic(seed: int, **over):
     twin = copy.deepcopy(rng)
     ev = synth.machine_events(p, machines, rng)
     n, ids = machines.height, machines["machine_id"].to_numpy()
-    maint_m, maint_t, _ = synth._maintenance_removals(p, n, twin)
-    mass_m, mass_t, _ = synth._mass_removals(p, n, twin)
-    flap_m, flap_t, _ = synth._flapping_removals(p, n, twin)
+    maint_m, maint_t, _ = synth_machines._maintenance_removals(p, n, twin)
+    mass_m, mass_t, _ = synth_machines._mass_removals(p, n, twin)
+    flap_m, flap_t, _ = synth_machines._flapping_removals(p, n, twin)
     truth = {
         "params": p,
         "maintenance_windows": np.unique((maint_t - TRACE_START_US) // WINDOW_US),

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import logging
 
 import numpy as np
@@ -47,15 +46,19 @@ def test_the_figure_states_the_reason_not_empty_axes():
 
 
 def test_other_outputs_are_written_by_kind(tmp_path):
-    paths = [tmp_path / "a.png", tmp_path / "a.npy", tmp_path / "a.ipynb", tmp_path / "a.md"]
+    paths = [tmp_path / "a.png", tmp_path / "a.npy"]
     insufficient.write_status(paths, STATUS)
     assert paths[0].read_bytes().startswith(b"\x89PNG")
     assert np.load(paths[1]).size == 0
-    nb = json.loads(paths[2].read_text())
-    assert STATUS.reason in nb["cells"][0]["source"]
-    assert STATUS.needs in paths[3].read_text()
     with pytest.raises(ValueError, match=r"\.xyz"):
         insufficient.write_status([tmp_path / "a.xyz"], STATUS)
+    assert not list(tmp_path.glob("*.tmp"))  # the failed write left nothing behind
+
+
+def test_a_status_names_the_analysis_that_found_the_data_lacking():
+    exc = InsufficientData("why", "what", analysis="Long tasks")
+    assert Status.of(exc, "Fig 4") == Status("Fig 4", "why", "what", origin="Long tasks")
+    assert Status.of(InsufficientData("why", "what"), "Fig 4").origin == "Fig 4"
 
 
 def test_lacking_data_in_the_body_writes_every_output_as_its_status(tmp_path):

@@ -43,7 +43,7 @@ def test_every_fit_test_is_exercised():
     assert {type(f) for f in FITS} == set(ft.FIT_TESTS.values())
     for f in FITS:
         assert isinstance(f, ft.FitTest)
-        assert ft.make_fit_test(f.estimator, f.parameter).estimator == f.estimator
+        assert ft.fit_test_class(f.estimator)(f.parameter).estimator == f.estimator
     for a in pk.ALGORITHMS.values():
         assert isinstance(a, pk.Algorithm)
 
@@ -56,7 +56,7 @@ def test_grid_builds_each_fit_test_with_the_options_it_declares():
     for f in FITS:
         built = pg.fit_test(f.estimator, f.parameter, **options)
         assert type(built) is type(f) and built.parameter == f.parameter
-        assert pg.fit_test(f.estimator, f.parameter) == ft.make_fit_test(f.estimator, f.parameter)  # class defaults
+        assert pg.fit_test(f.estimator, f.parameter) == ft.fit_test_class(f.estimator)(f.parameter)  # class defaults
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -547,7 +547,7 @@ def test_clairvoyance_leaving_no_evaluation_set():
         (lambda: ft.NSigma(float("nan")), "N-sigma n"),
         (lambda: ft.MaxPredictor(2, 150), "max-pred p"),
         (lambda: ft.BorgDefault(-0.9), "Borg factor"),
-        (lambda: ft.make_fit_test("GPAX", 0.1), "estimator must be one of"),
+        (lambda: ft.fit_test_class("GPAX"), "estimator must be one of"),
         (lambda: pg.fit_test("GPAX", 0.1), "estimator must be one of"),
         (lambda: pg.fit_test("Beta", 0.1, beta_treshold=0.7), "unknown fit-test option"),
         (lambda: pk.pack(ft.GPA(0.1), sized([0.1]), 1.0, "WF"), "algorithm must be one of"),

@@ -28,6 +28,7 @@ from wfutil import TINY
 from colocate import trace
 from colocate.prep import tasks
 from colocate.trace import synth
+from colocate.trace.synth import usage as synth_usage
 from colocate.trace import TRACE_START_US, WINDOW_US
 
 SEED = 11
@@ -851,7 +852,7 @@ def test_job_workload_split_keeps_the_job_total_while_tasks_come_and_go():
     k = np.array(list(range(10)) + list(range(5, 10)))
     keep = np.ones(15, dtype=bool)
     keep[-1] = False
-    f = synth._job_workload_split(T, task, k, keep)
+    f = synth_usage._job_workload_split(T, task, k, keep)
     wbar = (5 * 1 + 4 * 4 + 1) / 10
     assert f[:5] == pytest.approx([wbar] * 5)
     assert f[5:9] == pytest.approx([wbar / 4] * 4) and f[9] == pytest.approx(wbar)

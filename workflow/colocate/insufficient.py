@@ -8,8 +8,7 @@ every output as a *status output* that states the reason:
 - a table (``.csv``) or an intermediate (``.parquet``) holds one row ``status, analysis, reason, needs``
   (the Parquet file also carries the status in its key-value metadata);
 - a figure (``.png``) shows the reason where its plot would be (and carries the status in a text chunk);
-- an array (``.npy``) is empty;
-- a notebook (``.ipynb``) is a one-cell notebook stating the reason.
+- an array (``.npy``) is empty.
 
 A script whose input is such a status output writes its own outputs the same way, naming the upstream
 reason, so the whole DAG completes and ``summary.md`` lists every skipped analysis with its reason.
@@ -67,6 +66,11 @@ class Status:
         if not self.origin:
             object.__setattr__(self, "origin", self.analysis)
 
+    @classmethod
+    def of(cls, exc: InsufficientData, analysis: str) -> "Status":
+        """The status of ``analysis`` when ``exc`` stopped it (``exc.analysis``, if set, found the data lacking)."""
+        return cls(analysis, exc.reason, exc.needs, exc.analysis or analysis)
+
     def downstream(self, analysis: str) -> "Status":
         """The status of ``analysis``, which reads this status output."""
         return Status(analysis, self.reason, self.needs, self.origin)
@@ -97,10 +101,6 @@ def write_status(paths: Iterable[str | os.PathLike], status: Status) -> None:
             elif suffix == ".npy":
                 with open(tmp, "wb") as fh:
                     np.save(fh, np.zeros((0, 0), dtype=np.float32))
-            elif suffix == ".ipynb":
-                tmp.write_text(json.dumps(_status_notebook(status), indent=1, sort_keys=True))
-            elif suffix == ".md":
-                tmp.write_text(f"# {status.analysis}\n\n**{STATUS}**: {_explained(status)}\n\nNeeds: {status.needs}\n")
             else:
                 raise ValueError(f"{path}: no status output for {suffix!r} files")
             os.replace(tmp, path)
@@ -148,16 +148,6 @@ def upstream_status(paths: Iterable[str | os.PathLike]) -> Status | None:
     return None
 
 
-def _status_notebook(status: Status) -> dict:
-    text = f"# {status.analysis}\n\n**{STATUS}.** {_explained(status)}\n\nIt needs: {status.needs}\n"
-    return {
-        "cells": [{"cell_type": "markdown", "id": "status", "metadata": {}, "source": text}],
-        "metadata": {},
-        "nbformat": 4,
-        "nbformat_minor": 5,
-    }
-
-
 @contextlib.contextmanager
 def outputs_or_reason(inputs: Iterable, outputs: Iterable, analysis: str, log: logging.Logger) -> Iterator[None]:
     """Run a rule script's body; when data is lacking, write its outputs as status outputs instead.
@@ -174,7 +164,7 @@ def outputs_or_reason(inputs: Iterable, outputs: Iterable, analysis: str, log: l
     try:
         yield
     except InsufficientData as exc:
-        _give_up(outputs, Status(analysis, exc.reason, exc.needs, exc.analysis or analysis), log)
+        _give_up(outputs, Status.of(exc, analysis), log)
 
 
 def _give_up(outputs: list[str], status: Status, log: logging.Logger) -> None:

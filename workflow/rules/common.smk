@@ -92,8 +92,7 @@ SAMPLE_ROOT = Path(workflow.basedir) / "workflow" / "data" / "google-2011-sample
 
 def _synthetic_digest():
     """Digest of everything the synthetic trace depends on: runs with the same model share one cached copy."""
-    model = {k: v for k, v in config["synthetic"].items()}
-    blob = json.dumps({"model": model, "seed": config["trace"]["seed"]}, sort_keys=True)
+    blob = json.dumps({"model": config["synthetic"], "seed": config["trace"]["seed"]}, sort_keys=True)
     return hashlib.sha256(blob.encode()).hexdigest()[:12]
 
 

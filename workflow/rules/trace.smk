@@ -38,9 +38,9 @@ rule download_manifest:
         retries=config["trace"]["retries"],
         backoff=config["trace"]["backoff"],
     log:
-        f"resources/trace/google/logs/download/SHA256SUM.log",
+        "resources/trace/google/logs/download/SHA256SUM.log",
     benchmark:
-        f"resources/trace/google/logs/download/SHA256SUM.tsv"
+        "resources/trace/google/logs/download/SHA256SUM.tsv"
     threads: 1
     resources:
         mem_mb=200,
@@ -65,9 +65,9 @@ rule download_trace:
         retries=config["trace"]["retries"],
         backoff=config["trace"]["backoff"],
     log:
-        f"resources/trace/google/logs/download/{{table}}/{{stem}}.log",
+        "resources/trace/google/logs/download/{table}/{stem}.log",
     benchmark:
-        f"resources/trace/google/logs/download/{{table}}/{{stem}}.tsv"
+        "resources/trace/google/logs/download/{table}/{stem}.tsv"
     threads: 1
     resources:
         mem_mb=300,

@@ -13,7 +13,7 @@ io.write_parquet(stats, snakemake.output.stats)
 if (lacking := long_tasks_status(stats, snakemake.params.long_min_records)) is None:
     io.write_parquet(stats.filter("is_long").join(hist, on=TASK_KEY, how="left"), snakemake.output.long)
 else:  # what reads long tasks says why it has none
-    insufficient.write_status([snakemake.output.long], insufficient.Status(lacking.analysis, lacking.reason, lacking.needs))
+    insufficient.write_status([snakemake.output.long], insufficient.Status.of(lacking, lacking.analysis))
     log.warning("%s", lacking.reason)
 counts.write_csv(snakemake.output.counts)
 mapreduce.counts_summary(counts).write_csv(snakemake.output.summary)

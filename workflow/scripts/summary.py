@@ -7,8 +7,9 @@ from colocate import insufficient, logs
 from colocate.report import summary
 
 log = logs.to_file(snakemake.log[0])
-statuses = [s for s in map(insufficient.read_status, [*snakemake.input.parts, *snakemake.input.outputs]) if s]
-parts = [pl.read_csv(p, schema=summary.COLUMNS) for p in snakemake.input.parts if not insufficient.read_status(p)]
+status = {p: insufficient.read_status(p) for p in [*snakemake.input.parts, *snakemake.input.outputs]}
+statuses = [s for s in status.values() if s]
+parts = [pl.read_csv(p, schema=summary.COLUMNS) for p in snakemake.input.parts if not status[p]]
 skipped = pl.DataFrame([s.__dict__ for s in statuses], schema={k: pl.String for k in ("analysis", "reason", "needs", "origin")})
 Path(snakemake.output[0]).write_text(summary.render(parts, run=snakemake.params.run, skipped=skipped))
 log.info("%d parts, %d analyses lacked data", len(parts), skipped.height)

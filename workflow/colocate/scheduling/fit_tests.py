@@ -49,7 +49,6 @@ __all__ = [
     "FIT_TESTS",
     "FIT_OPTIONS",
     "fit_test_class",
-    "make_fit_test",
     "required_percentiles",
 ]
 
@@ -566,11 +565,6 @@ def fit_test_class(estimator: str) -> type[FitTest]:
         return FIT_TESTS[estimator]
     except KeyError:
         raise ValueError(f"estimator must be one of {sorted(FIT_TESTS)}, got {estimator!r}") from None
-
-
-def make_fit_test(estimator: str, parameter: float, **options: float) -> FitTest:
-    """The fit test named ``estimator`` (a key of :data:`FIT_TESTS`) with its main parameter and constructor ``options``."""
-    return fit_test_class(estimator)(parameter, **options)
 
 
 def required_percentiles(tests: Sequence[FitTest]) -> tuple[float, ...]:

@@ -67,25 +67,15 @@ The package, by job (imports inside it are absolute, so that the workflow's
 * :mod:`~colocate.trace.synth.events` — ``job_events``, ``task_events``, :func:`generate`, :func:`split_shards`.
 
 This module re-exports the names used outside the package (``__all__``).
-Tests also reach a few private helpers through it, which it imports for
-them: ``_maintenance_removals``, ``_mass_removals`` and ``_flapping_removals``
-(machines), ``_job_workload_split`` and ``_job_pattern`` (usage). Names with
-a leading underscore are shared between the package's modules but are not
-part of its API.
+Names with a leading underscore are shared between the package's modules but
+are not part of its API; tests that check one import it from its module.
 """
 
 from colocate.trace.synth.draws import inverse_cdf
 from colocate.trace.synth.events import generate, split_shards
 from colocate.trace.synth.jobs import sample_model
-from colocate.trace.synth.machines import (
-    _flapping_removals,
-    _maintenance_removals,
-    _mass_removals,
-    machine_events,
-    sample_machines,
-)
+from colocate.trace.synth.machines import machine_events, sample_machines
 from colocate.trace.synth.params import SynthParams
-from colocate.trace.synth.usage import _job_pattern, _job_workload_split
 
 __all__ = [
     "SynthParams",
