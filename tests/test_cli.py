@@ -396,6 +396,8 @@ def test_readme_report_command_builds_the_report(tiny_run, tmp_path, argv):
     snakemake(work, *argv)
     html = report.read_text(errors="replace")
     assert report.stat().st_size > 100_000 and "<html" in html.lower()
+    # it says which run it shows, and holds the run's figures
+    assert "synthetic-tiny" in html and "beaumont_fig6_poisson.png" in html
 
 
 # ----------------------------------------------------------------------------- profiles
