@@ -351,11 +351,7 @@ def download(
     check_url(url)
     if retries < 1:
         raise ValueError(f"retries must be >= 1, got {retries}")
-    expected: str | None = None
-    if sha256 is not None:
-        expected = sha256.strip().lower()
-        if not _HEX64.fullmatch(expected):
-            raise ValueError(f"{url}: expected SHA-256 is not 64 hex digits: {sha256!r}")
+    expected = _expected_digest(url, sha256)
     dest = Path(dest)
     part = dest.with_name(dest.name + ".part")
     dest.parent.mkdir(parents=True, exist_ok=True)
@@ -385,8 +381,7 @@ def download(
             why = str(e)
         else:
             if expected is None or digest == expected:
-                os.replace(part, dest)
-                log.info("%s: complete%s", dest, ", SHA-256 verified" if expected else "")
+                _move_into_place(part, dest, verified=expected is not None)
                 return
             part.unlink(missing_ok=True)
             mismatches += 1
@@ -399,11 +394,34 @@ def download(
                     actual=digest,
                 )
             why = f"SHA-256 mismatch (expected {expected}, got {digest}); restarting from zero"
-        delay = min(backoff * 2 ** (failures + mismatches - 1), MAX_BACKOFF)
-        if retry_after is not None:
-            delay = max(delay, min(retry_after, MAX_BACKOFF))
+        delay = _backoff_delay(backoff, failures + mismatches, retry_after)
         log.warning("%s: attempt %d failed: %s; retrying in %.1f s", url, attempt, why, delay)
         sleep(delay)
+
+
+def _expected_digest(url: str, sha256: str | None) -> str | None:
+    """``sha256`` in lowercase without surrounding blanks (None stays None); ``ValueError`` unless 64 hex digits."""
+    if sha256 is None:
+        return None
+    expected = sha256.strip().lower()
+    if not _HEX64.fullmatch(expected):
+        raise ValueError(f"{url}: expected SHA-256 is not 64 hex digits: {sha256!r}")
+    return expected
+
+
+def _move_into_place(part: Path, dest: Path, *, verified: bool) -> None:
+    """Rename the complete ``part`` to ``dest`` (atomic ``os.replace``) and log it."""
+    os.replace(part, dest)
+    log.info("%s: complete%s", dest, ", SHA-256 verified" if verified else "")
+
+
+def _backoff_delay(backoff: float, retry: int, retry_after: float | None) -> float:
+    """Seconds before retry number ``retry`` (1, 2, …): ``backoff * 2**(retry-1)``, at least the server's
+    ``Retry-After``, both capped at :data:`MAX_BACKOFF`."""
+    delay = min(backoff * 2 ** (retry - 1), MAX_BACKOFF)
+    if retry_after is not None:
+        delay = max(delay, min(retry_after, MAX_BACKOFF))
+    return delay
 
 
 def _size(path: Path) -> int:
@@ -434,6 +452,27 @@ def _attempt(
 ) -> str:
     """One GET, appending to ``part`` from its current size; returns the digest of the whole file."""
     offset = _size(part)
+    response = _open(url, part, offset, timeout)
+    if response is None:  # the .part is already whole
+        return sha256_file(part)
+    with response:
+        offset, total = _resume_point(url, part, response, offset)
+        hasher = _prefix_hasher(part, offset)
+        done = _stream_body(response, part, offset, total, hasher, chunk_size=chunk_size, progress=progress)
+    if total is not None and done != total:
+        if done > total:
+            part.unlink(missing_ok=True)
+        raise _Retry(f"connection closed after {done} of {total} bytes")
+    return hasher.hexdigest()
+
+
+def _open(url: str, part: Path, offset: int, timeout: float) -> http.client.HTTPResponse | None:
+    """The response to a GET of ``url`` from byte ``offset`` (a ``Range`` request when > 0); None when the
+    server says the ``part`` of ``offset`` bytes is already whole (HTTP 416 with ``Content-Range: bytes */offset``).
+
+    Raises :class:`_Final` for HTTP 4xx other than 408/429, else :class:`_Retry` (after deleting ``part`` on
+    any other 416).
+    """
     headers = {
         # Get the stored bytes: without this, GCS gunzips objects stored with
         # Content-Encoding: gzip ("decompressive transcoding"), breaking checksums and Range.
@@ -444,13 +483,12 @@ def _attempt(
         headers["Range"] = f"bytes={offset}-"
     request = urllib.request.Request(url, headers=headers)
     try:
-        response = _OPENER.open(request, timeout=timeout)
+        return _OPENER.open(request, timeout=timeout)
     except urllib.error.HTTPError as e:
         e.close()
         if e.code == 416 and offset:
-            # "Content-Range: bytes */N": if N is what we hold, the .part is already whole.
             if (e.headers.get("Content-Range") or "").strip().endswith(f"/{offset}"):
-                return sha256_file(part)
+                return None
             part.unlink(missing_ok=True)
             raise _Retry(f"HTTP 416 for a resume at byte {offset}; restarting from zero") from e
         if 400 <= e.code < 500 and e.code not in (408, 429):
@@ -459,54 +497,65 @@ def _attempt(
     except (OSError, http.client.HTTPException) as e:
         raise _Retry(_describe(e)) from e
 
-    with response:
-        total: int | None
-        if response.status == 206:
-            m = _CONTENT_RANGE.fullmatch(response.headers.get("Content-Range") or "")
-            if m is None or int(m.group(1)) != offset:
-                part.unlink(missing_ok=True)
-                raise _Retry(
-                    f"bad Content-Range {response.headers.get('Content-Range')!r} for a resume "
-                    f"at byte {offset}; restarting from zero"
-                )
-            total = int(m.group(3)) if m.group(3) != "*" else int(m.group(2)) + 1
-        elif response.status == 200:
-            if offset:
-                log.info("%s: server ignored the Range request; restarting from zero", url)
-            offset = 0
-            length = response.headers.get("Content-Length")
-            total = int(length) if length and length.isdigit() else None
-        else:
-            raise _Retry(f"unexpected HTTP status {response.status}")
 
-        hasher = hashlib.sha256()
-        if offset:
-            with open(part, "rb") as f:
-                while block := f.read(_READ_BLOCK):
-                    hasher.update(block)
-        done = offset
-        if progress is not None:
-            progress(done, total)
-        with open(part, "ab" if offset else "wb") as f:
-            try:
-                while True:
-                    try:
-                        # read1: what has arrived (<= chunk_size), so a timeout loses nothing
-                        chunk = response.read1(chunk_size)
-                    except (OSError, http.client.HTTPException) as e:
-                        raise _Retry(f"connection lost after {done} bytes: {_describe(e)}") from e
-                    if not chunk:
-                        break
-                    f.write(chunk)
-                    hasher.update(chunk)
-                    done += len(chunk)
-                    if progress is not None:
-                        progress(done, total)
-            finally:
-                f.flush()
-                os.fsync(f.fileno())
-    if total is not None and done != total:
-        if done > total:
+def _resume_point(url: str, part: Path, response: http.client.HTTPResponse, offset: int) -> tuple[int, int | None]:
+    """Where the body starts and the whole file's size (None if unknown), from the response's status.
+
+    206: the asked ``offset`` (a ``Content-Range`` starting elsewhere deletes ``part`` and retries);
+    200: zero (the server ignored the ``Range``); any other status retries.
+    """
+    if response.status == 206:
+        m = _CONTENT_RANGE.fullmatch(response.headers.get("Content-Range") or "")
+        if m is None or int(m.group(1)) != offset:
             part.unlink(missing_ok=True)
-        raise _Retry(f"connection closed after {done} of {total} bytes")
-    return hasher.hexdigest()
+            raise _Retry(
+                f"bad Content-Range {response.headers.get('Content-Range')!r} for a resume "
+                f"at byte {offset}; restarting from zero"
+            )
+        return offset, (int(m.group(3)) if m.group(3) != "*" else int(m.group(2)) + 1)
+    if response.status == 200:
+        if offset:
+            log.info("%s: server ignored the Range request; restarting from zero", url)
+        length = response.headers.get("Content-Length")
+        return 0, (int(length) if length and length.isdigit() else None)
+    raise _Retry(f"unexpected HTTP status {response.status}")
+
+
+def _prefix_hasher(part: Path, offset: int):
+    """A SHA-256 hasher fed with the first ``offset`` bytes kept in ``part`` (the whole ``part``; none if 0)."""
+    hasher = hashlib.sha256()
+    if offset:
+        with open(part, "rb") as f:
+            while block := f.read(_READ_BLOCK):
+                hasher.update(block)
+    return hasher
+
+
+def _stream_body(
+    response: http.client.HTTPResponse, part: Path, offset: int, total: int | None, hasher, *, chunk_size: int,
+    progress: ProgressFn | None,
+) -> int:
+    """Append the body to ``part`` (truncated first when ``offset`` is 0), hashing and reporting progress;
+    returns the bytes ``part`` then holds. A read error raises :class:`_Retry`; what arrived is kept (fsync'd)."""
+    done = offset
+    if progress is not None:
+        progress(done, total)
+    with open(part, "ab" if offset else "wb") as f:
+        try:
+            while True:
+                try:
+                    # read1: what has arrived (<= chunk_size), so a timeout loses nothing
+                    chunk = response.read1(chunk_size)
+                except (OSError, http.client.HTTPException) as e:
+                    raise _Retry(f"connection lost after {done} bytes: {_describe(e)}") from e
+                if not chunk:
+                    break
+                f.write(chunk)
+                hasher.update(chunk)
+                done += len(chunk)
+                if progress is not None:
+                    progress(done, total)
+        finally:
+            f.flush()
+            os.fsync(f.fileno())
+    return done
