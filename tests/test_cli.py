@@ -28,12 +28,11 @@ import jsonschema
 import polars as pl
 import pytest
 import yaml
+from colocate import io as cio
+from colocate.configtypes import NULL_WORDS, cli_text, coerce, coerce_config
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from snakemake.cli import parse_config
-
-from colocate import io as cio
-from colocate.configtypes import NULL_WORDS, cli_text, coerce, coerce_config
 from wfutil import REPO, SAMPLE, snakemake, write_config
 
 SCHEMAS = REPO / "workflow" / "schemas"
@@ -283,8 +282,11 @@ def _readme_snippets(text: str) -> list[str]:
     return [s.strip() for s in snippets if s.strip()]
 
 
-def readme_commands(text: str) -> list[list[str]]:
-    """argv after ``snakemake`` of each README command; a bare ``--config ...`` example counts as one."""
+def readme_invocations(text: str) -> list[tuple[dict[str, str], list[str]]]:
+    """(environment assignments before it, argv after ``snakemake``) of each README command.
+
+    A bare ``--config ...`` example counts as one.
+    """
     out = []
     for snippet in _readme_snippets(text):
         try:
@@ -293,10 +295,16 @@ def readme_commands(text: str) -> list[list[str]]:
             continue
         at = next((i for i, w in enumerate(words) if w == "snakemake" or w.endswith("/snakemake")), None)
         if at is not None:
-            out.append(words[at + 1 :])
+            env = dict(w.split("=", 1) for w in words[:at] if re.fullmatch(r"[A-Z_]+=.*", w))
+            out.append((env, words[at + 1 :]))
         elif words and words[0] == "--config":
-            out.append(words)
+            out.append(({}, words))
     return out
+
+
+def readme_commands(text: str) -> list[list[str]]:
+    """argv after ``snakemake`` of each README command; a bare ``--config ...`` example counts as one."""
+    return [argv for _, argv in readme_invocations(text)]
 
 
 def test_readme_commands_are_found():
@@ -343,10 +351,11 @@ def _local_paths_to_sample(argv: list[str], workdir: Path) -> list[str]:
 def _checkout(workdir: Path) -> None:
     """``workdir`` as a checkout looks to a command run from the repository root: config.yaml, profiles/."""
     shutil.copy(REPO / "config.yaml", workdir / "config.yaml")
-    (workdir / "profiles").symlink_to(REPO / "profiles", target_is_directory=True)
+    for folder in ("profiles", "examples"):
+        (workdir / folder).symlink_to(REPO / folder, target_is_directory=True)
 
 
-_COMMANDS = readme_commands(README.read_text())
+_COMMANDS = readme_invocations(README.read_text())
 
 
 def _slow(argv: list[str]) -> list:
@@ -355,9 +364,9 @@ def _slow(argv: list[str]) -> list:
 
 
 @pytest.mark.parametrize(
-    "argv", [pytest.param(c, marks=_slow(c), id=" ".join(c)) for c in _COMMANDS if "--report" not in c]
+    "env, argv", [pytest.param(e, c, marks=_slow(c), id=" ".join(c)) for e, c in _COMMANDS if "--report" not in c]
 )
-def test_readme_command_dry_runs(tmp_path, argv):
+def test_readme_command_dry_runs(tmp_path, env, argv):
     """Each documented command, verbatim after ``snakemake``, as a dry run (nothing is downloaded).
 
     Special cases, each because this machine is not the user's: a ``trace.path`` that does not exist here
@@ -369,10 +378,10 @@ def test_readme_command_dry_runs(tmp_path, argv):
     if _executor_missing(args, tmp_path):
         args += ["--executor", "dryrun"]
     if "--unlock" not in args:
-        args += ["-n"]
+        args = ["-n", *args]
     res = subprocess.run(
         [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "-d", str(tmp_path), *args],
-        capture_output=True, text=True, cwd=tmp_path,
+        capture_output=True, text=True, cwd=tmp_path, env={**os.environ, **env},
     )
     out = res.stdout + res.stderr
     assert res.returncode == 0, f"snakemake {shlex.join(argv)} failed:\n{out[-5000:]}"

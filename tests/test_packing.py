@@ -22,6 +22,7 @@ from colocate.scheduling import fit_tests as ft
 from colocate.scheduling import packing as pk
 from colocate.scheduling import packing_grid as pg
 from colocate.scheduling.admission import BetaAdmissionController
+from colocate.scheduling.checks import check_fit_test, check_packing, random_instance
 
 FITS = [
     ft.GPA(0.05),
@@ -40,12 +41,18 @@ PROPS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCh
 
 
 def test_every_fit_test_is_exercised():
-    assert {type(f) for f in FITS} == set(ft.FIT_TESTS.values())
+    assert {type(f) for f in FITS} == set(ft.FIT_TESTS.classes())
     for f in FITS:
         assert isinstance(f, ft.FitTest)
-        assert ft.fit_test_class(f.estimator)(f.parameter).estimator == f.estimator
-    for a in pk.ALGORITHMS.values():
+        assert ft.FIT_TESTS[f.estimator](f.parameter).estimator == f.estimator
+    for a in pk.ALGORITHMS.defaults():
         assert isinstance(a, pk.Algorithm)
+
+
+@pytest.mark.parametrize("fit", FITS, ids=FIT_IDS)
+def test_every_fit_test_passes_the_common_checks(fit):
+    """The checks a plug-in author runs on their own fit test (colocate.scheduling.checks)."""
+    check_fit_test(fit)
 
 
 def test_grid_builds_each_fit_test_with_the_options_it_declares():
@@ -56,45 +63,10 @@ def test_grid_builds_each_fit_test_with_the_options_it_declares():
     for f in FITS:
         built = pg.fit_test(f.estimator, f.parameter, **options)
         assert type(built) is type(f) and built.parameter == f.parameter
-        assert pg.fit_test(f.estimator, f.parameter) == ft.fit_test_class(f.estimator)(f.parameter)  # class defaults
+        assert pg.fit_test(f.estimator, f.parameter) == ft.FIT_TESTS[f.estimator](f.parameter)  # class defaults
 
 
 # ----------------------------------------------------------------------------- helpers
-
-
-def random_instance(seed: int, n: int, r: int, scale: float, zero_share: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
-    """N × R float32 usage with task-specific gamma shapes (skewed, like CPU usage) and CPU requests (some NaN)."""
-    rng = np.random.default_rng(seed)
-    shape = rng.uniform(0.3, 4.0, n)[:, None]
-    mean = rng.uniform(0.2, 1.0, n)[:, None] * scale
-    x = (rng.gamma(shape, 1.0, (n, r)) * mean / shape).astype(np.float32)
-    x[rng.random(n) < zero_share] = 0.0
-    requests = np.where(rng.random(n) < 0.3, np.nan, mean[:, 0] * rng.uniform(0.5, 3, n))
-    return x, requests
-
-
-def bin_slack(fit, stats_, members, capacity):
-    cols = fit.columns(stats_)
-    return fit.slack(cols[members].sum(axis=0)[None, :], capacity)[0]
-
-
-def check_packing(fit, stats_, packing, capacity):
-    n = len(stats_)
-    placed = sorted(i for b in packing.bins for i in b)
-    assert placed == list(range(n)), "each task is placed exactly once"
-    assert all(packing.bins), "no empty bin"
-    assert (packing.assignment >= 0).all()
-    cols = fit.columns(stats_)
-    alone = fit.slack(cols, capacity)
-    # a task that fits no empty bin opens its own machine; for a non-monotone test (Beta) such a task
-    # may still fit beside others, so the oversized ones are a subset of those failing alone
-    assert set(packing.oversized) <= set(np.flatnonzero(~(alone >= 0)).tolist())
-    for b in packing.bins:
-        if len(b) == 1 and b[0] in packing.oversized:
-            continue
-        assert not set(b) & set(packing.oversized), "nothing is packed with a task that fits no empty bin"
-        # sums recomputed from scratch may differ from the running sums in the last bits
-        assert bin_slack(fit, stats_, b, capacity) >= -1e-9, f"bin {b} violates {fit.label}"
 
 
 def reference_first_fit(sizes, capacity):
@@ -547,8 +519,8 @@ def test_clairvoyance_leaving_no_evaluation_set():
         (lambda: ft.NSigma(float("nan")), "N-sigma n"),
         (lambda: ft.MaxPredictor(2, 150), "max-pred p"),
         (lambda: ft.BorgDefault(-0.9), "Borg factor"),
-        (lambda: ft.fit_test_class("GPAX"), "estimator must be one of"),
-        (lambda: pg.fit_test("GPAX", 0.1), "estimator must be one of"),
+        (lambda: ft.FIT_TESTS["GPAX"], "unknown fit test 'GPAX'"),
+        (lambda: pg.fit_test("GPAX", 0.1), "packing.estimators.GPAX: unknown fit test"),
         (lambda: pg.fit_test("Beta", 0.1, beta_treshold=0.7), "unknown fit-test option"),
         (lambda: pk.pack(ft.GPA(0.1), sized([0.1]), 1.0, "WF"), "algorithm must be one of"),
         (lambda: pk.pack(ft.GPA(0.1), sized([0.1]), 1.0, max_failures=0), "max_failures"),
@@ -588,7 +560,7 @@ def test_grid_covers_the_sections_once_per_cell():
 @pytest.mark.parametrize(
     "estimators, sections, match",
     [
-        ({"GPAX": [0.1]}, {"a": {}}, "unknown estimator 'GPAX'"),
+        ({"GPAX": [0.1]}, {"a": {}}, "packing.estimators.GPAX: unknown fit test 'GPAX'"),
         ({"GPA": [0.1]}, {"5.4": {"estimators": {"av": [1.0]}}}, r"section 5.4: estimator 'av'"),
         ({"GPA": [0.1]}, {"5.4": {"algorithm": ["WF"]}}, "section 5.4: algorithm must be"),
         ({"GPA": [0.1]}, {"5.3": {"data": ["raw"]}}, "section 5.3: data must be"),

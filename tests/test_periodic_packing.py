@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from colocate.scheduling import periodic_packing as pp
 
-CONSTRAINTS = pp.CONSTRAINTS
+CONSTRAINTS = pp.CONSTRAINTS.defaults()
 GRID = 3600  # time points of a day for the brute-force maximum
 
 

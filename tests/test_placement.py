@@ -14,6 +14,7 @@ from colocate.scheduling import placement as P
 from colocate.scheduling import placement_analysis as pa
 from colocate.scheduling import placement_runs as pr
 from colocate.scheduling import placement_workload as pw
+from colocate.scheduling.checks import check_placement_policy, check_simulation
 
 TABLE_I = {
     "nodes": 32,
@@ -39,7 +40,13 @@ CAP = np.array([32.0, 256.0, 4.0])
 
 
 def all_policies() -> list[P.PlacementPolicy]:
-    return [P.make_policy(k, prime_resource=2, weights=[1, 0, -2], alpha=0.01) for k in P.POLICY_KINDS]
+    return [P.make_policy(k, prime_resource=2, weights=[1, 0, -2], alpha=0.01) for k in P.POLICIES]
+
+
+@pytest.mark.parametrize("kind", P.POLICIES.names())
+def test_every_policy_passes_the_common_checks(kind):
+    """The checks a plug-in author runs on their own policy (colocate.scheduling.checks)."""
+    check_placement_policy(lambda: P.make_policy(kind, prime_resource=2, weights=[1, 0, -2], alpha=0.01))
 
 
 def random_state(rng, n=8, cap=CAP) -> P.ClusterState:
@@ -368,7 +375,7 @@ def scenarios(draw):
         times = np.floor(times)
     lifetime = rng.choice([0.0, 1.0, 2.0, 5.0, rng.exponential(4.0)], size=k)
     wl = P.Workload(times, demand, lifetime, np.zeros(k, dtype=int), np.ones(k, dtype=int))
-    return np.tile(cap, (n, 1)), wl, draw(st.sampled_from(P.POLICY_KINDS)), draw(st.sampled_from(["first", "random", "bsa"])), seed
+    return np.tile(cap, (n, 1)), wl, draw(st.sampled_from(P.POLICIES.names())), draw(st.sampled_from(["first", "random", "bsa"])), seed
 
 
 def run(capacity, wl, kind, opt, seed):
@@ -383,31 +390,8 @@ def run(capacity, wl, kind, opt, seed):
 def test_simulator_invariants(case):
     capacity, wl, kind, opt, seed = case
     res = run(capacity, wl, kind, opt, seed)
+    check_simulation(capacity, wl, res)
     ev, req = res.events, res.requests
-    # the clock is monotone
-    assert (np.diff(ev["time"].to_numpy()) >= 0).all()
-    # every accepted request is placed once and released once, at its departure; rejected ones never placed
-    accepted = req["accepted"].to_numpy()
-    for j in range(len(wl)):
-        e = ev.filter(pl.col("request") == j)
-        if accepted[j]:
-            assert e["event"].to_list() == ["place", "release"]
-            assert e["time"][0] == wl.time[j] and e["time"][1] == wl.time[j] + wl.lifetime[j]
-            assert e["node"][0] == e["node"][1] == req["node"][j]
-        else:
-            assert e["event"].to_list() == ["reject"] and req["node"][j] == -1
-    # replaying the log: allocations never exceed capacity, and a rejection means no node had room
-    g = np.zeros_like(capacity)
-    for row in ev.iter_rows(named=True):
-        d = wl.demand[row["request"]]
-        if row["event"] == "place":
-            g[row["node"]] += d
-            assert (g <= capacity + 1e-9).all()
-        elif row["event"] == "release":
-            g[row["node"]] -= d
-        else:
-            assert not (g + d <= capacity + 1e-9).all(axis=1).any()
-    assert np.allclose(g, 0)
     # the same seed gives the same event log and the same per-request log
     again = run(capacity, wl, kind, opt, seed)
     assert again.events.equals(ev) and again.requests.equals(req)

@@ -20,10 +20,10 @@ TINY = {
 }
 
 
-def snakemake(workdir: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
+def snakemake(workdir: Path, *args: str, check: bool = True, env: dict | None = None) -> subprocess.CompletedProcess:
     cmd = [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "-d", str(workdir), "--cores", "2", *args]
     # the notebook directive calls jupyter-nbconvert: the interpreter's bin directory must be on PATH
-    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    env = {**os.environ, **(env or {}), "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
     res = subprocess.run(cmd, capture_output=True, text=True, cwd=workdir, env=env)
     if check and res.returncode != 0:
         raise AssertionError(f"snakemake {' '.join(args)} failed:\n{res.stdout[-4000:]}\n{res.stderr[-6000:]}")
@@ -41,9 +41,9 @@ def write_config(workdir: Path, **sections) -> None:
     (workdir / "config.yaml").write_text(yaml.safe_dump(config))
 
 
-def planned_rules(workdir: Path) -> set[str]:
-    """Rules a dry run would execute (from its job-stats table)."""
-    out = snakemake(workdir, "-n", "--quiet", "rules").stdout
+def planned_rules(workdir: Path, *args: str, env: dict | None = None) -> set[str]:
+    """Rules a dry run (with ``args``) would execute (from its job-stats table)."""
+    out = snakemake(workdir, "-n", "--quiet", "rules", *args, env=env).stdout
     if "Nothing to be done" in out:
         return set()
     return {m.group(1) for m in re.finditer(r"^(\w+)\s+\d+\s*$", out, re.M)} - {"total"}

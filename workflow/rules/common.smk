@@ -158,6 +158,23 @@ def code_digest(*modules):
     return h.hexdigest()[:16]
 
 
+def plugin_digest(*specs):
+    """Digest of the source files of the plug-ins (module:Class) among ``specs``, empty without any.
+
+    Appended to a job's code digest, so that editing a plug-in reruns the jobs that use it.
+    """
+    import importlib
+    import inspect
+
+    from colocate.registry import is_plugin
+
+    plugins = sorted({s for s in specs if is_plugin(s)})
+    h = hashlib.sha256()
+    for spec in plugins:
+        h.update(Path(inspect.getsourcefile(importlib.import_module(spec.partition(":")[0]))).read_bytes())
+    return "+" + h.hexdigest()[:16] if plugins else ""
+
+
 def synthetic_shard_counts():
     counts = dict(config["synthetic"]["shards"])
     counts["machine_events"] = 1

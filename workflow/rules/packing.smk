@@ -16,8 +16,9 @@ elif PK["tasks_per_instance"] > config["realizations"]["n_tasks"]:
         f"config key packing.tasks_per_instance: {PK['tasks_per_instance']} exceeds realizations.n_tasks "
         f"({config['realizations']['n_tasks']})"
     )
-# Checked at parse time, so that a bad grid fails before any job, naming its section.
-PACKING_CELLS = _packing_grid.expand_grid(PK["estimators"], PK["sections"])
+# Checked at parse time (plug-ins imported and checked too), so a bad grid fails before any job, naming its key.
+PACKING_ESTIMATORS, PACKING_ESTIMATOR_OPTIONS = _packing_grid.estimator_settings(PK["estimators"])
+PACKING_CELLS = _packing_grid.expand_grid(PACKING_ESTIMATORS, PK["sections"])
 PACKING_SPACE = Paramspace(_packing_grid.settings(PACKING_CELLS).to_pandas(), param_sep="~")
 PACKING_CATEGORY = "Packing (Janus & Rzadca)"
 PACKING_FIGURES = {
@@ -61,7 +62,8 @@ rule packing_setting:
         max_failures=PK["max_failures"],
         beta_threshold=PK["beta_threshold"],
         max_pred_percentile=PK["max_pred_percentile"],
-        code=code_digest("insufficient", *PACKING_CODE),
+        estimator_options=PACKING_ESTIMATOR_OPTIONS,
+        code=code_digest("insufficient", *PACKING_CODE) + plugin_digest(*PACKING_ESTIMATORS),
     log:
         f"{RESULTS}/logs/packing_setting/{PACKING_SPACE.wildcard_pattern}.log",
     benchmark:

@@ -1,5 +1,6 @@
 # Placement simulator (Tantawi & Steinder, adaptive bin packing): Pack, Spread, XBalance and ABP on the
 # Table I workload (Tables II-VIII, Figs 1-4), over many replicates, with BSA, and on requests from the trace.
+from colocate.scheduling import placement as _placement
 from colocate.scheduling.placement_workload import Experiment as PlacementExperiment, policy_specs as placement_policy_specs
 
 PLACEMENT_CFG = config["placement"]
@@ -8,6 +9,10 @@ PLACEMENT_EXPERIMENT = PlacementExperiment.from_config(PLACEMENT_CFG)
 PLACEMENT_SPECS = placement_policy_specs(PLACEMENT_CFG["policies"], PLACEMENT_CFG["resources"], PLACEMENT_CFG["prime_resource"], PLACEMENT_CFG["xbalance_weights"], "placement")
 PLACEMENT_TRACE_SPECS = placement_policy_specs(
     PLACEMENT_CFG["trace"]["policies"], ["cpu", "memory"], PLACEMENT_CFG["trace"]["prime_resource"], PLACEMENT_CFG["trace"]["xbalance_weights"], "placement.trace"
+)
+_placement.make_optimiser(PLACEMENT_CFG["optimiser"], tie_break=PLACEMENT_CFG["tie_break"], **PLACEMENT_CFG["bsa"])
+PLACEMENT_PLUGINS = plugin_digest(
+    PLACEMENT_CFG["optimiser"], *(s["kind"] for s in PLACEMENT_SPECS + PLACEMENT_TRACE_SPECS)
 )
 PLACEMENT_EXPERIMENT_KEYS = ("nodes", "resources", "capacity", "pod_types", "load_resource", "arrival_rate", "phases", "warmup", "snapshot_pod")
 PLACEMENT_PARAMS = {k: PLACEMENT_CFG[k] for k in PLACEMENT_EXPERIMENT_KEYS}
@@ -55,7 +60,7 @@ rule placement_run:
         optimiser=PLACEMENT_CFG["optimiser"],
         tie_break=PLACEMENT_CFG["tie_break"],
         bsa=PLACEMENT_CFG["bsa"] if PLACEMENT_CFG["optimiser"] == "bsa" else None,
-        code=code_digest(*PLACEMENT_CODE, "io"),
+        code=code_digest(*PLACEMENT_CODE, "io") + PLACEMENT_PLUGINS,
     log:
         f"{RESULTS}/logs/placement_run/rep-{{replicate}}.log",
     benchmark:
@@ -155,7 +160,7 @@ rule placement_bsa:
         alpha=PLACEMENT_CFG["alpha"],
         tie_break=PLACEMENT_CFG["tie_break"],
         bsa=PLACEMENT_CFG["bsa"],
-        code=code_digest(*PLACEMENT_CODE),
+        code=code_digest(*PLACEMENT_CODE) + PLACEMENT_PLUGINS,
     log:
         f"{RESULTS}/logs/placement_bsa.log",
     benchmark:
@@ -284,7 +289,8 @@ rule placement_trace_run:
         alpha=PLACEMENT_CFG["alpha"],
         tie_break=PLACEMENT_CFG["tie_break"],
         warmup=PLACEMENT_CFG["trace"]["warmup"],
-        code=code_digest("insufficient", *PLACEMENT_CODE, "scheduling.placement_analysis", "figures/placement", "report.summary", "io"),
+        code=code_digest("insufficient", *PLACEMENT_CODE, "scheduling.placement_analysis", "figures/placement", "report.summary", "io")
+        + PLACEMENT_PLUGINS,
     log:
         f"{RESULTS}/logs/placement_trace_run.log",
     benchmark:

@@ -12,7 +12,7 @@ rem, counts, episodes = pl.read_parquet(i.removals), pl.read_parquet(i.windows),
 facts = pl.read_csv(i.facts)
 sets = failures.count_sets(counts)
 stats = failures.set_statistics(sets, int(facts["machines"][0]), p.maintenance_min_removals, p.tail_more_than)
-dispersion = failures.dispersion_table(sets, failures.DISPERSION_TESTS, p.alpha)
+dispersion = failures.dispersion_table(sets, alpha=p.alpha)
 fig6 = failures.poisson_table(sets["without_maintenance"])
 tail = failures.poisson_table(sets["without_outstanding"])
 failures.histogram(sets).write_csv(o.histogram)

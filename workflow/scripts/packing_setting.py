@@ -19,7 +19,7 @@ with insufficient.outputs_or_reason(snakemake.input, snakemake.output, "Janus §
     log.info("setting %s: %d cells × %d instances of %d tasks", p.setting, cells.height, len(rows), p.tasks_per_instance)
     result = pg.run_setting(
         inst, avg, rows, cells, requests.sort("row")["cpu_request"].to_numpy(allow_copy=True).astype(np.float64),
-        max_failures=p.max_failures, log=log.info,
+        max_failures=p.max_failures, log=log.info, estimator_options=p.estimator_options,
         **{key: getattr(p, key) for key in FIT_OPTIONS},  # each fit test's options, passed by the rule under their config keys
     )
     io.write_parquet(result, snakemake.output[0])

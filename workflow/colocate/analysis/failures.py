@@ -41,6 +41,7 @@ import numpy as np
 import polars as pl
 from scipy import stats
 
+from colocate.registry import Registry
 from colocate.trace import TRACE_START_US, WINDOW_US, MachineEventType, TraceFormatError
 
 __all__ = [
@@ -262,28 +263,52 @@ def detect_outstanding(rem: pl.DataFrame, criterion: OutstandingCriterion) -> tu
     ``peak_readds``, ``median_duration_s``, ``kind`` (mass | flapping, null unless
     outstanding) and ``outstanding``.
     """
-    groups = readd_groups(rem, criterion.together_s)
-    rem = (
+    burst = pl.col("peak_readds") >= criterion.min_readds
+    rem = _with_readd_groups(rem, criterion.together_s)
+    rem = _burst_events(rem, burst, criterion.cycle_uptime_s)
+    rem = _merge_overlapping_events(rem)
+    eps = _episodes(rem, burst, criterion.flapping_min_cycles)
+    return rem.drop("_r", "_run", "_ev", "_until", "peak_readds"), eps
+
+
+def _with_readd_groups(rem: pl.DataFrame, together_s: float) -> pl.DataFrame:
+    """Steps 1–2: ``rem`` sorted by time, then machine, with its re-add's ``readd_group`` and ``peak_readds``
+    (:func:`readd_groups`) and a row index ``_r``."""
+    groups = readd_groups(rem, together_s)
+    return (
         rem.sort(["time", "machine_id"])
         .join(groups.select("machine_id", "readd_time", "readd_group", "peak_readds"),
               on=["machine_id", "readd_time"], how="left", maintain_order="left")
         .with_row_index("_r")
     )
-    burst = pl.col("peak_readds") >= criterion.min_readds
-    rem = rem.with_columns(_runs(rem, criterion.cycle_uptime_s).alias("_run"))
-    # each run with a burst removal goes to its last burst removal's group, up to that removal
+
+
+def _burst_events(rem: pl.DataFrame, burst: pl.Expr, cycle_uptime_s: float) -> pl.DataFrame:
+    """Step 3: each removal's burst event ``_ev`` (a re-add group; null if none), with its run ``_run`` of
+    :func:`_runs` and the run's last burst removal time ``_until``.
+
+    A run with a burst removal goes to its last burst removal's group, up to that removal.
+    """
+    rem = rem.with_columns(_runs(rem, cycle_uptime_s).alias("_run"))
     last = (
         rem.filter(burst)
         .sort("time")
         .group_by("_run")
         .agg(pl.col("readd_group").last().alias("_ev"), pl.col("time").last().alias("_until"))
     )
-    rem = rem.join(last, on="_run", how="left", maintain_order="left").with_columns(
+    return rem.join(last, on="_run", how="left", maintain_order="left").with_columns(
         pl.when(pl.col("time") <= pl.col("_until")).then(pl.col("_ev")).otherwise(None).alias("_ev")
     )
-    # events whose spans (lower quartile of the removal times to the last re-add) overlap are one event; the
-    # quartile keeps a stray removal (a machine down for hours that happens to come back in a burst) from
-    # stretching an event over unrelated ones
+
+
+def _merge_overlapping_events(rem: pl.DataFrame) -> pl.DataFrame:
+    """Step 4: burst events whose spans overlap are one ``episode`` (their smallest ``_ev``); adds ``episode``
+    and ``outstanding``.
+
+    A span runs from the lower quartile of the event's removal times to its last re-add: the quartile keeps a
+    stray removal (a machine down for hours that happens to come back in a burst) from stretching an event
+    over unrelated ones.
+    """
     spans = (
         rem.filter(pl.col("_ev").is_not_null())
         .group_by("_ev")
@@ -296,43 +321,50 @@ def detect_outstanding(rem: pl.DataFrame, criterion: OutstandingCriterion) -> tu
         new[1:] = s[1:] > np.maximum.accumulate(e)[:-1]
     merged = np.cumsum(new) - 1
     first = spans.with_columns(pl.Series("_m", merged)).with_columns(pl.col("_ev").min().over("_m").alias("episode"))
-    rem = rem.join(first.select("_ev", "episode"), on="_ev", how="left", maintain_order="left").with_columns(
+    return rem.join(first.select("_ev", "episode"), on="_ev", how="left", maintain_order="left").with_columns(
         pl.col("episode").is_not_null().alias("outstanding")
     )
+
+
+def _episodes(rem: pl.DataFrame, burst: pl.Expr, flapping_min_cycles: float) -> pl.DataFrame:
+    """The episodes table of :func:`detect_outstanding`: the outstanding events (mass or flapping), then every
+    other re-add group; outstanding first, then by ``peak_readds`` and ``removals``, largest first."""
     cols = ["episode", "start_time", "end_time", "last_readd_time", "first_window", "last_window", "removals",
             "machines", "removals_per_machine", "readd_groups", "peak_readds", "median_duration_s", "kind",
             "outstanding"]
-
-    def summarise(df: pl.DataFrame, key: str, outstanding: bool) -> pl.DataFrame:
-        return df.group_by(key).agg(
-            pl.col("time").min().alias("start_time"),
-            pl.col("time").max().alias("end_time"),
-            pl.col("readd_time").max().alias("last_readd_time"),
-            pl.col("window").min().alias("first_window"),
-            pl.col("window").max().alias("last_window"),
-            pl.len().cast(pl.Int64).alias("removals"),
-            pl.col("machine_id").n_unique().cast(pl.Int64).alias("machines"),
-            pl.col("readd_group").filter(burst).n_unique().cast(pl.Int64).alias("readd_groups")
-            if outstanding else pl.lit(1, dtype=pl.Int64).alias("readd_groups"),
-            pl.col("peak_readds").filter(burst if outstanding else pl.lit(True)).max().cast(pl.Int64).alias("peak_readds"),
-            pl.col("duration_s").median().alias("median_duration_s"),
-        ).rename({key: "episode"}).with_columns(
-            (pl.col("removals") / pl.col("machines")).alias("removals_per_machine"),
-            pl.lit(outstanding).alias("outstanding"),
-        )
-
-    events = summarise(rem.filter(pl.col("outstanding")), "episode", True).with_columns(
-        pl.when(pl.col("removals_per_machine") >= criterion.flapping_min_cycles)
+    events = _summarise_episodes(rem.filter(pl.col("outstanding")), "episode", burst, outstanding=True).with_columns(
+        pl.when(pl.col("removals_per_machine") >= flapping_min_cycles)
         .then(pl.lit("flapping")).otherwise(pl.lit("mass")).alias("kind")
     )
-    others = summarise(
-        rem.filter(pl.col("readd_group").is_not_null() & ~burst.fill_null(False)), "readd_group", False
+    others = _summarise_episodes(
+        rem.filter(pl.col("readd_group").is_not_null() & ~burst.fill_null(False)), "readd_group", burst, outstanding=False
     ).with_columns(pl.lit(None, dtype=pl.String).alias("kind"))
     schema = {"episode": pl.Int64}
     eps = pl.concat([events.select(cols).cast(schema), others.select(cols).cast(schema)], how="vertical_relaxed")
-    eps = eps.sort(["outstanding", "peak_readds", "removals", "start_time"], descending=[True, True, True, False])
-    rem = rem.drop("_r", "_run", "_ev", "_until", "peak_readds")
-    return rem, eps
+    return eps.sort(["outstanding", "peak_readds", "removals", "start_time"], descending=[True, True, True, False])
+
+
+def _summarise_episodes(df: pl.DataFrame, key: str, burst: pl.Expr, *, outstanding: bool) -> pl.DataFrame:
+    """One row per ``key`` (renamed ``episode``): its removals' span, windows, counts, peak and median duration.
+
+    Outstanding events count their burst re-add groups and take the peak over their burst removals only.
+    """
+    return df.group_by(key).agg(
+        pl.col("time").min().alias("start_time"),
+        pl.col("time").max().alias("end_time"),
+        pl.col("readd_time").max().alias("last_readd_time"),
+        pl.col("window").min().alias("first_window"),
+        pl.col("window").max().alias("last_window"),
+        pl.len().cast(pl.Int64).alias("removals"),
+        pl.col("machine_id").n_unique().cast(pl.Int64).alias("machines"),
+        pl.col("readd_group").filter(burst).n_unique().cast(pl.Int64).alias("readd_groups")
+        if outstanding else pl.lit(1, dtype=pl.Int64).alias("readd_groups"),
+        pl.col("peak_readds").filter(burst if outstanding else pl.lit(True)).max().cast(pl.Int64).alias("peak_readds"),
+        pl.col("duration_s").median().alias("median_duration_s"),
+    ).rename({key: "episode"}).with_columns(
+        (pl.col("removals") / pl.col("machines")).alias("removals_per_machine"),
+        pl.lit(outstanding).alias("outstanding"),
+    )
 
 
 def episode_report(episodes: pl.DataFrame, others: int = 5) -> pl.DataFrame:
@@ -459,6 +491,11 @@ class DispersionTest(Protocol):
     def test(self, counts: np.ndarray) -> tuple[float, float]: ...
 
 
+#: Tests of the Poisson hypothesis, by the name used in the dispersion table.
+DISPERSION_TESTS: Registry[DispersionTest] = Registry("dispersion test", DispersionTest)
+
+
+@DISPERSION_TESTS.register
 @dataclass(frozen=True)
 class IndexOfDispersion:
     """Fisher's index of dispersion test: D = Σ(x − x̄)²/x̄ ~ χ²(n − 1) under Poisson (scipy.stats.chi2)."""
@@ -476,6 +513,7 @@ class IndexOfDispersion:
         return d, float(min(p, 1.0))
 
 
+@DISPERSION_TESTS.register
 @dataclass(frozen=True)
 class DeanScore:
     """Dean's score test of Poisson against negative-binomial dispersion (statsmodels' PoissonDiagnostic, "Dean B")."""
@@ -496,16 +534,14 @@ class DeanScore:
 
 
 #: Every dispersion test the pipeline reports.
-DISPERSION_TESTS: tuple[DispersionTest, ...] = (IndexOfDispersion(), DeanScore())
-
-
 def dispersion_table(
-    sets: Mapping[str, np.ndarray], tests: Sequence[DispersionTest] = DISPERSION_TESTS, alpha: float = 0.05
+    sets: Mapping[str, np.ndarray], tests: Sequence[DispersionTest] | None = None, alpha: float = 0.05
 ) -> pl.DataFrame:
-    """Each dispersion test on each set: how far the counts are from Poisson (Beaumont §6's "some correlation")."""
+    """Each dispersion test (all of :data:`DISPERSION_TESTS` by default) on each set: how far the counts are
+    from Poisson (Beaumont §6's "some correlation")."""
     out = []
     for name, x in sets.items():
-        for t in tests:
+        for t in tests or DISPERSION_TESTS.defaults():
             s, p = t.test(x)
             out.append({"set": name, "test": t.name, "statistic": s, "pvalue": p, "reject": bool(p < alpha)})
     return pl.DataFrame(out, schema={"set": pl.String, "test": pl.String, "statistic": pl.Float64,

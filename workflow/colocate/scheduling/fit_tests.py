@@ -13,10 +13,10 @@ Implementations: :class:`GPA` (Janus & Rzadca §4, Algorithm 1),
 :class:`Cantelli`, :class:`Av`, :class:`Perc` (Janus §5.1), :class:`BetaFit`
 (Unuvar §III), :class:`NSigma`, :class:`RCLike`, :class:`MaxPredictor`,
 :class:`BorgDefault` (Bashir et al.). :data:`FIT_TESTS` is the registry by
-estimator name. A test that takes grid-wide options (config keys under
+estimator name (:class:`colocate.registry.Registry`; config may add a plug-in
+``module:Class``). A test that takes grid-wide options (config keys under
 ``packing:``) declares them in its ``options`` class attribute, config key →
-constructor argument, and :meth:`FitTest.from_options` builds it from its main
-parameter and those options; :data:`FIT_OPTIONS` lists every declared key.
+constructor argument; :data:`FIT_OPTIONS` lists every declared key.
 
 The packing algorithms and the evaluation that use these tests are in
 :mod:`colocate.scheduling.packing`.
@@ -33,6 +33,7 @@ import numpy as np
 from scipy import special
 
 from colocate.analysis.betafit import beta_parameters
+from colocate.registry import Registry
 
 __all__ = [
     "TaskStats",
@@ -48,7 +49,6 @@ __all__ = [
     "BorgDefault",
     "FIT_TESTS",
     "FIT_OPTIONS",
-    "fit_test_class",
     "required_percentiles",
 ]
 
@@ -177,17 +177,13 @@ class FitTest(Protocol):
     the candidate fits iff slack ≥ 0 (NaN never fits). Best Fit picks the
     smallest non-negative slack.
 
-    ``options`` maps each grid-wide option the test takes (a config key under
-    ``packing:``, e.g. ``beta_threshold``) to its constructor argument;
-    ``from_options(parameter, **options)`` builds the test from its main
-    parameter and the options it declares, ignoring the others.
+    A test is built from its main parameter (GPA's ρ, Cantelli's b, …) by
+    :meth:`colocate.registry.Registry.build`. An optional ``options`` class
+    attribute maps each grid-wide option the test takes (a config key under
+    ``packing:``, e.g. ``beta_threshold``) to its constructor argument.
     """
 
     estimator: ClassVar[str]
-    options: ClassVar[Mapping[str, str]]
-
-    @classmethod
-    def from_options(cls, parameter: float, **options: float) -> FitTest: ...
 
     @property
     def parameter(self) -> float: ...
@@ -235,15 +231,14 @@ def _gaussian_exceedance(mu: np.ndarray, var: np.ndarray, capacity: float) -> np
     return np.where(sd > 0, p, (mu > capacity).astype(np.float64))
 
 
+#: Fit tests by the estimator name used in results tables and config, in the order of the papers.
+FIT_TESTS: Registry[FitTest] = Registry("fit test", FitTest, key="estimator")
+
+
 class _Options:
-    """Default ``options`` (none) and ``from_options`` of every fit test (see :class:`FitTest`)."""
+    """Default ``options`` of every fit test: none (see :class:`FitTest`)."""
 
     options: ClassVar[Mapping[str, str]] = {}
-
-    @classmethod
-    def from_options(cls, parameter: float, **options: float) -> FitTest:
-        """The test with main parameter ``parameter`` and the options it declares (config key → value; others ignored)."""
-        return cls(parameter, **{arg: options[key] for key, arg in cls.options.items() if key in options})
 
 
 class _SizeFit(_Options):
@@ -256,6 +251,7 @@ class _SizeFit(_Options):
         return ()
 
 
+@FIT_TESTS.register
 @dataclass(frozen=True)
 class GPA(_Options):
     """Gaussian Percentile Approximation GPA(ρ) — Janus & Rzadca §4, Algorithm 1.
@@ -292,6 +288,7 @@ class GPA(_Options):
         return self.rho - _gaussian_exceedance(sums[:, 0], sums[:, 1], capacity)
 
 
+@FIT_TESTS.register
 @dataclass(frozen=True)
 class Cantelli(_SizeFit):
     """Cantelli(b) — Janus §5.1 after Hwang & Pedram: item size μ_i + b·σ_i.
@@ -318,6 +315,7 @@ class Cantelli(_SizeFit):
         return (stats.mean + self.b * stats.std)[:, None]
 
 
+@FIT_TESTS.register
 @dataclass(frozen=True)
 class Av(_SizeFit):
     """av(f) — Janus §5.1: item size f·μ_i, the mean from the observation period times f ∈ {1, 1.25, 2}."""
@@ -341,6 +339,7 @@ class Av(_SizeFit):
         return (self.f * stats.mean)[:, None]
 
 
+@FIT_TESTS.register
 @dataclass(frozen=True)
 class Perc(_SizeFit):
     """perc(p) — Janus §5.1: item size = the task's p-th percentile over O (p = 100 is *max*)."""
@@ -366,6 +365,7 @@ class Perc(_SizeFit):
         return stats.percentile(self.p)[:, None]
 
 
+@FIT_TESTS.register
 @dataclass(frozen=True)
 class BetaFit(_Options):
     """Beta(ε) — Unuvar et al. §III (eqs 6–9) applied per bin.
@@ -419,6 +419,7 @@ class BetaFit(_Options):
         return self.eps - exceed
 
 
+@FIT_TESTS.register
 @dataclass(frozen=True)
 class NSigma(_Options):
     """N-sigma peak predictor (Bashir et al., EuroSys'21): fits iff Σμ_i + N·sqrt(Σσ_i²) ≤ c.
@@ -450,6 +451,7 @@ class NSigma(_Options):
         return capacity - (sums[:, 0] + self.n * np.sqrt(sums[:, 1]))
 
 
+@FIT_TESTS.register
 @dataclass(frozen=True)
 class RCLike(_SizeFit):
     """RC-like peak predictor (Bashir et al., after Resource Central): Σ of per-task p-th percentiles ≤ c.
@@ -479,6 +481,7 @@ class RCLike(_SizeFit):
         return stats.percentile(self.p)[:, None]
 
 
+@FIT_TESTS.register
 @dataclass(frozen=True)
 class MaxPredictor(_Options):
     """Max of predictors (Bashir et al.): max(N-sigma peak, RC-like peak) ≤ c.
@@ -515,6 +518,7 @@ class MaxPredictor(_Options):
         return capacity - peak
 
 
+@FIT_TESTS.register
 @dataclass(frozen=True)
 class BorgDefault(_SizeFit):
     """Borg-default peak predictor (Bashir et al.): factor × Σ requests ≤ c (factor 0.9).
@@ -550,21 +554,8 @@ class BorgDefault(_SizeFit):
         return (self.factor * req)[:, None]
 
 
-#: Fit tests by the estimator name used in results tables and config.
-FIT_TESTS: dict[str, type[FitTest]] = {
-    cls.estimator: cls for cls in (GPA, Cantelli, Av, Perc, BetaFit, NSigma, RCLike, MaxPredictor, BorgDefault)
-}
-
-#: Every grid-wide option (config key under ``packing:``) that a registered fit test declares.
-FIT_OPTIONS: tuple[str, ...] = tuple(sorted({key for cls in FIT_TESTS.values() for key in cls.options}))
-
-
-def fit_test_class(estimator: str) -> type[FitTest]:
-    """The fit test class named ``estimator`` (a key of :data:`FIT_TESTS`)."""
-    try:
-        return FIT_TESTS[estimator]
-    except KeyError:
-        raise ValueError(f"estimator must be one of {sorted(FIT_TESTS)}, got {estimator!r}") from None
+#: Every grid-wide option (config key under ``packing:``) that a built-in fit test declares.
+FIT_OPTIONS: tuple[str, ...] = FIT_TESTS.options()
 
 
 def required_percentiles(tests: Sequence[FitTest]) -> tuple[float, ...]:

@@ -37,6 +37,7 @@ from typing import ClassVar, Protocol, runtime_checkable
 import numpy as np
 import scipy.sparse as sp
 
+from colocate.registry import Registry
 from colocate.scheduling.fit_tests import FitTest, TaskStats, _check_matrix
 
 __all__ = [
@@ -79,6 +80,11 @@ class Algorithm(Protocol):
     def choose(self, slack: np.ndarray) -> int: ...
 
 
+#: Packing algorithms by their config name (``packing.sections.*.algorithm``).
+ALGORITHMS: Registry[Algorithm] = Registry("packing algorithm", Algorithm)
+
+
+@ALGORITHMS.register
 @dataclass(frozen=True)
 class FirstFit:
     """First Fit — Janus Algorithm 1 ``FindBin``: the lowest-index bin with slack ≥ 0."""
@@ -91,6 +97,7 @@ class FirstFit:
         return j if ok.size and ok[j] else -1
 
 
+@ALGORITHMS.register
 @dataclass(frozen=True)
 class BestFit:
     """Best Fit — Janus §4: the bin with the smallest non-negative slack (ties: lowest index)."""
@@ -103,9 +110,6 @@ class BestFit:
         s = np.where(slack >= 0, slack, np.inf)
         j = int(s.argmin())
         return j if s[j] < np.inf else -1
-
-
-ALGORITHMS: dict[str, Algorithm] = {"FF": FirstFit(), "BF": BestFit()}
 
 
 @dataclass
@@ -160,7 +164,7 @@ def pack(
     capacity = _check_capacity(capacity)
     if isinstance(algorithm, str) and algorithm not in ALGORITHMS:
         raise ValueError(f"algorithm must be one of {sorted(ALGORITHMS)}, got {algorithm!r}")
-    algo = ALGORITHMS[algorithm] if isinstance(algorithm, str) else algorithm
+    algo = ALGORITHMS.build(algorithm, key="algorithm") if isinstance(algorithm, str) else algorithm
     cols = _columns(fit, stats)
     n, k = cols.shape
     order = np.arange(n) if order is None else np.asarray(order, dtype=np.int64)

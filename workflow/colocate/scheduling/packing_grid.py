@@ -18,7 +18,13 @@ from collections.abc import Callable, Mapping, Sequence
 import numpy as np
 import polars as pl
 
-from colocate.scheduling.fit_tests import FIT_OPTIONS, FIT_TESTS, FitTest, fit_test_class, required_percentiles
+from colocate.registry import ConfigError
+from colocate.scheduling.fit_tests import (
+    FIT_OPTIONS,
+    FIT_TESTS,
+    FitTest,
+    required_percentiles,
+)
 from colocate.scheduling.packing import ALGORITHMS, lower_bound, observe, run
 
 #: The base case of Janus §5.1.
@@ -43,13 +49,13 @@ def expand_grid(
 ) -> pl.DataFrame:
     """Distinct cells of all sections, sorted; column ``sections`` lists the sections a cell belongs to.
 
-    ``estimators`` maps an estimator name (a key of ``FIT_TESTS``) to its parameters. A section maps
+    ``estimators`` maps an estimator name (a key of ``FIT_TESTS`` or a plug-in ``module:Class``) to
+    its parameters (:func:`estimator_settings` reads them from config). A section maps
     ``estimators`` to ``"all"`` or to a sub-mapping of names → parameters (``"all"`` for all of that
     estimator's), and any axis of :data:`BASE` to a list of values; unnamed axes stay at ``base``.
     """
     for name in estimators:
-        if name not in FIT_TESTS:
-            raise ValueError(f"estimators: unknown estimator {name!r} (known: {sorted(FIT_TESTS)})")
+        FIT_TESTS.resolve(name, f"packing.estimators.{name}")
     rows = []
     for sname, spec in sections.items():
         unknown = set(spec) - set(AXES) - {"estimators"}
@@ -123,16 +129,49 @@ def instances(n_tasks: int, n_instances: int, tasks_per_instance: int, seed: int
     return np.stack([rng.choice(n_tasks, size=tasks_per_instance, replace=False) for _ in range(n_instances)])
 
 
-def fit_test(estimator: str, parameter: float, **options: float) -> FitTest:
+def estimator_settings(
+    estimators: Mapping[str, object], key: str = "packing.estimators"
+) -> tuple[dict[str, list[float]], dict[str, dict]]:
+    """Each estimator's parameters and own options from the config mapping, every fit test built once to check it.
+
+    A value is a list of parameters, or ``{parameters: [...], options: {...}}`` where ``options`` are
+    constructor arguments of the class (a plug-in's own settings). Plug-ins (``module:Class``) are
+    imported and checked against :class:`~colocate.scheduling.fit_tests.FitTest` here, so a misfit
+    fails at start-up with its key.
+    """
+    params, own = {}, {}
+    for name, value in estimators.items():
+        where = f"{key}.{name}"
+        if isinstance(value, Mapping):
+            unknown = sorted(set(value) - {"parameters", "options"})
+            if unknown:
+                raise ConfigError(f"{where}: unknown key(s) {unknown} (parameters, options)")
+            params[name], own[name] = list(value.get("parameters", [])), dict(value.get("options") or {})
+        else:
+            params[name] = list(value)
+        if not params[name]:
+            raise ConfigError(f"{where}: no parameters")
+        for parameter in params[name]:
+            try:
+                FIT_TESTS.build(name, float(parameter), key=where, own=own.get(name))
+            except ConfigError:
+                raise
+            except (TypeError, ValueError) as exc:
+                raise ConfigError(f"{where}: parameter {parameter!r}: {exc}") from None
+    return params, own
+
+
+def fit_test(estimator: str, parameter: float, own: Mapping | None = None, **options: float) -> FitTest:
     """The fit test of a grid cell, given the grid-wide fit-test options by config key (:data:`FIT_OPTIONS`).
 
     Each fit test takes the options its class declares (``options``) and ignores the others; an option
-    that no registered fit test declares is an error. Options left out keep the fit test's defaults.
+    that no built-in fit test declares is an error. Options left out keep the fit test's defaults.
+    ``own`` are the estimator's own constructor arguments (:func:`estimator_settings`).
     """
     unknown = sorted(set(options) - set(FIT_OPTIONS))
     if unknown:
         raise ValueError(f"unknown fit-test option(s) {unknown} (known: {list(FIT_OPTIONS)})")
-    return fit_test_class(estimator).from_options(parameter, **options)
+    return FIT_TESTS.build(estimator, parameter, key=f"packing.estimators.{estimator}", settings=options, own=own)
 
 
 def load_rows(matrix: np.ndarray, rows: np.ndarray) -> np.ndarray:
@@ -168,13 +207,15 @@ def run_setting(
     *,
     max_failures: int = 5,
     log: Callable[[str], None] | None = None,
+    estimator_options: Mapping[str, Mapping] | None = None,
     **options: float,
 ) -> pl.DataFrame:
     """Every cell of one setting (one data source, clairvoyance and capacity) on every instance.
 
     ``inst``/``avg`` are the N × R realization matrices (memory-mapped is fine), ``instance_rows``
     the rows of each instance (:func:`instances`), ``requests`` the CPU request per row (NaN where
-    unknown), ``options`` the grid-wide fit-test options by config key (:func:`fit_test`). Per
+    unknown), ``options`` the grid-wide fit-test options by config key and ``estimator_options``
+    each estimator's own options (:func:`fit_test`). Per
     instance, the task statistics over O are computed once and shared by all cells
     (Janus §5.1); q is measured on the inst realizations of E. One row per (instance, cell), with
     the per-machine q(j)/|E| and utilisation as lists.
@@ -186,7 +227,8 @@ def run_setting(
     if inst.shape != avg.shape:
         raise ValueError(f"inst {inst.shape} and avg {avg.shape} realization matrices differ in shape")
     rows = cells.to_dicts()
-    fits = [fit_test(r["estimator"], r["parameter"], **options) for r in rows]
+    own = estimator_options or {}
+    fits = [fit_test(r["estimator"], r["parameter"], own.get(r["estimator"]), **options) for r in rows]
     percentiles = required_percentiles(fits)
     out = []
     for k, idx in enumerate(np.asarray(instance_rows)):

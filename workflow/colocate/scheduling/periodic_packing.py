@@ -48,6 +48,8 @@ import numpy as np
 import polars as pl
 from scipy import sparse
 
+from colocate.registry import Registry
+
 #: Relative slack of the capacity test (float sums of many small tasks).
 _TOL = 1e-12
 
@@ -107,16 +109,11 @@ class PackingConstraint(Protocol):
         ...
 
 
-@dataclass(frozen=True)
-class PhasorConstraint:
-    """Beaumont eq. (6): Σc + ‖Σv‖, the exact maximum over time of the summed daily sinusoids."""
-
-    name: str = "phasor"
-
-    def bound(self, c: np.ndarray, v: np.ndarray, a: np.ndarray) -> np.ndarray:
-        return c + np.abs(v)
+#: The packing constraints of Beaumont §8.2, strictest first.
+CONSTRAINTS: Registry[PackingConstraint] = Registry("packing constraint", PackingConstraint)
 
 
+@CONSTRAINTS.register
 @dataclass(frozen=True)
 class PeakConstraint:
     """Σ(c + |v|): every task provisioned at its own peak."""
@@ -127,6 +124,18 @@ class PeakConstraint:
         return c + a
 
 
+@CONSTRAINTS.register
+@dataclass(frozen=True)
+class PhasorConstraint:
+    """Beaumont eq. (6): Σc + ‖Σv‖, the exact maximum over time of the summed daily sinusoids."""
+
+    name: str = "phasor"
+
+    def bound(self, c: np.ndarray, v: np.ndarray, a: np.ndarray) -> np.ndarray:
+        return c + np.abs(v)
+
+
+@CONSTRAINTS.register
 @dataclass(frozen=True)
 class MeanConstraint:
     """Σc: every task provisioned at its mean."""
@@ -135,10 +144,6 @@ class MeanConstraint:
 
     def bound(self, c: np.ndarray, v: np.ndarray, a: np.ndarray) -> np.ndarray:
         return np.asarray(c, dtype=np.float64)
-
-
-#: The three policies, strictest first.
-CONSTRAINTS: tuple[PackingConstraint, ...] = (PeakConstraint(), PhasorConstraint(), MeanConstraint())
 
 
 @dataclass
@@ -287,7 +292,7 @@ def pack(
     group = items["job_id"].to_numpy()
     rows, samples = [], []
     for cap in capacities:
-        for con in CONSTRAINTS:
+        for con in CONSTRAINTS.defaults():
             machine, oversize = first_fit(c, v, con, cap, group)
             stats, sample = evaluate(items, machine, series, cap, sample_points)
             bound = machine_bounds(machine, c, v, PhasorConstraint())
@@ -317,7 +322,7 @@ def summary_rows(table: pl.DataFrame) -> list[tuple]:
         return [("periodic packing", None, None, "no long-running jobs to pack")]
     for (cap,), t in table.group_by("capacity", maintain_order=True):
         by = {r["policy"]: r for r in t.iter_rows(named=True)}
-        order = [con.name for con in CONSTRAINTS]
+        order = list(CONSTRAINTS.names())
         rows.append(
             (f"machines used, C = {cap:g} (peak / phasor / mean)", None,
              " / ".join(str(by[p]["machines"]) for p in order),

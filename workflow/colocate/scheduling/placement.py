@@ -29,10 +29,12 @@ import time
 import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol, runtime_checkable
+from typing import ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 import polars as pl
+
+from colocate.registry import Registry
 
 #: Relative slack of the feasibility test a⁺ ≥ 0 (allocations are sums of floats).
 FEASIBILITY_TOL = 1e-9
@@ -209,9 +211,13 @@ class PlacementPolicy(Protocol):
 
     ``reset`` starts a run on a cluster, ``observe`` sees every arriving demand (accepted or not,
     before the decision), ``objective`` scores candidate nodes for demand d. Policies never check
-    feasibility: the optimiser only offers feasible candidates.
+    feasibility: the optimiser only offers feasible candidates. ``kind`` is the policy's name in
+    config and ``name`` its label in results; an optional ``options`` class attribute maps the
+    settings it takes (``prime_resource`` as a resource index, ``xbalance_weights``, ``alpha``) to
+    constructor arguments (:class:`colocate.registry.Registry`).
     """
 
+    kind: ClassVar[str]
     name: str
 
     def reset(self, state: ClusterState) -> None: ...
@@ -221,7 +227,13 @@ class PlacementPolicy(Protocol):
     def objective(self, state: ClusterState, demand: np.ndarray, nodes: np.ndarray) -> np.ndarray: ...
 
 
+#: Placement policies by their config name (``placement.policies``); config may add a plug-in ``module:Class``.
+POLICIES: Registry[PlacementPolicy] = Registry("placement policy", PlacementPolicy, key="kind")
+
+
 class _Stateless:
+    options: ClassVar[dict[str, str]] = {}
+
     def reset(self, state: ClusterState) -> None:
         pass
 
@@ -229,9 +241,13 @@ class _Stateless:
         pass
 
 
+@POLICIES.register
 @dataclass
 class Pack(_Stateless):
     """Pack_r (§II-B): the node with the least a_{n,r} − d_r ≥ 0 on the prime resource r."""
+
+    kind: ClassVar[str] = "pack"
+    options: ClassVar[dict[str, str]] = {"prime_resource": "resource"}
 
     resource: int
     name: str = "PACK"
@@ -240,9 +256,13 @@ class Pack(_Stateless):
         return state.available[nodes, self.resource] - demand[self.resource]
 
 
+@POLICIES.register
 @dataclass
 class Spread(_Stateless):
     """Spread_r (§II-C): the node with the most a_{n,r} − d_r ≥ 0 on the prime resource r."""
+
+    kind: ClassVar[str] = "spread"
+    options: ClassVar[dict[str, str]] = {"prime_resource": "resource"}
 
     resource: int
     name: str = "SPREAD"
@@ -251,9 +271,12 @@ class Spread(_Stateless):
         return -(state.available[nodes, self.resource] - demand[self.resource])
 
 
+@POLICIES.register
 @dataclass
 class PackDist(_Stateless):
     """Pack_dist (§II-B): the node with the largest ‖u_n(n; d)‖ after placement."""
+
+    kind: ClassVar[str] = "pack_dist"
 
     name: str = "PACK_DIST"
 
@@ -261,9 +284,12 @@ class PackDist(_Stateless):
         return -np.linalg.norm(state.candidate_util(demand, nodes), axis=1)
 
 
+@POLICIES.register
 @dataclass
 class SpreadDist(_Stateless):
     """Spread_dist (§II-C): the node with the smallest ‖u_n(n; d)‖ after placement."""
+
+    kind: ClassVar[str] = "spread_dist"
 
     name: str = "SPREAD_DIST"
 
@@ -271,9 +297,13 @@ class SpreadDist(_Stateless):
         return np.linalg.norm(state.candidate_util(demand, nodes), axis=1)
 
 
+@POLICIES.register
 @dataclass
 class XBalance(_Stateless):
     """XBalance(w) (§II-D): minimise wᵀσ(n; d); w_r > 0 balances (spreads) resource r, w_r < 0 packs it."""
+
+    kind: ClassVar[str] = "xbalance"
+    options: ClassVar[dict[str, str]] = {"xbalance_weights": "weights"}
 
     weights: Sequence[float]
     name: str = "XBAL"
@@ -286,6 +316,7 @@ class XBalance(_Stateless):
         return std_from_cov(sigma) @ self.weights
 
 
+@POLICIES.register
 @dataclass
 class ABP:
     """Adaptive Bin Packing (ABP), Tantawi & Steinder §III: minimise (γ^sys(n) − γ^dem(t))² (eq. 4).
@@ -293,6 +324,9 @@ class ABP:
     γ is the Albert–Zhang coefficient of variation (eq. 3); γ^dem(t) comes from the exponentially
     weighted relative demand statistics with smoothing ``alpha`` (step 1 of §III-C).
     """
+
+    kind: ClassVar[str] = "abp"
+    options: ClassVar[dict[str, str]] = {"alpha": "alpha"}
 
     alpha: float
     name: str = "ABP"
@@ -309,29 +343,15 @@ class ABP:
         return (mcv(mu, sigma) - self.demand.gamma) ** 2
 
 
-#: Policy constructors by the short names used in configuration.
-POLICY_KINDS = ("pack", "spread", "pack_dist", "spread_dist", "xbalance", "abp")
-
-
 def make_policy(
-    kind: str, *, prime_resource: int = 0, weights: Sequence[float] | None = None, alpha: float = 0.005
+    kind: str, *, prime_resource: int = 0, weights: Sequence[float] | None = None, alpha: float = 0.005,
+    own: dict | None = None, key: str = "placement.policies",
 ) -> PlacementPolicy:
-    """A policy by its short name (``pack``, ``spread``, ``pack_dist``, ``spread_dist``, ``xbalance``, ``abp``)."""
-    if kind == "pack":
-        return Pack(prime_resource)
-    if kind == "spread":
-        return Spread(prime_resource)
-    if kind == "pack_dist":
-        return PackDist()
-    if kind == "spread_dist":
-        return SpreadDist()
-    if kind == "xbalance":
-        if weights is None:
-            raise ValueError("xbalance needs a weight vector w")
-        return XBalance(weights)
-    if kind == "abp":
-        return ABP(alpha)
-    raise ValueError(f"unknown policy {kind!r}; known: {', '.join(POLICY_KINDS)}")
+    """A fresh policy by its config name or plug-in ``module:Class``, given the run's settings and its ``own`` options."""
+    settings = {"prime_resource": prime_resource, "alpha": alpha}
+    if weights is not None:
+        settings["xbalance_weights"] = weights
+    return POLICIES.build(kind, key=key, settings=settings, own=own)
 
 
 # ----------------------------------------------------------------------------- optimisers
@@ -355,11 +375,16 @@ class Optimiser(Protocol):
     ) -> int: ...
 
 
+#: Optimisers by their config name (``placement.optimiser``); config may add a plug-in ``module:Class``.
+OPTIMISERS: Registry[Optimiser] = Registry("optimiser", Optimiser)
+
+
 def _ties(values: np.ndarray) -> np.ndarray:
     best = values.min()
     return np.flatnonzero(values <= best + TIE_TOL * max(1.0, abs(best)))
 
 
+@OPTIMISERS.register
 @dataclass
 class Exhaustive:
     """Exact argmin of the objective over all feasible nodes (exact for a single placement).
@@ -370,6 +395,7 @@ class Exhaustive:
 
     tie_break: str = "random"
     name: str = "exhaustive"
+    options: ClassVar[dict[str, str]] = {"tie_break": "tie_break"}
 
     def __post_init__(self):
         if self.tie_break not in ("random", "first"):
@@ -383,6 +409,7 @@ class Exhaustive:
         return int(feasible[ties[rng.integers(ties.size)]])
 
 
+@OPTIMISERS.register
 @dataclass
 class BiasedSampling:
     """Biased sampling optimiser in the spirit of BSA (Tantawi, ICAC 2016), cross-entropy style.
@@ -405,6 +432,7 @@ class BiasedSampling:
     smoothing: float = 0.5
     bandwidth: float = 0.2
     name: str = "bsa"
+    options: ClassVar[dict[str, str]] = {"bsa": "**"}  # the placement.bsa mapping, spread
 
     def __post_init__(self):
         if self.samples < 1 or self.iterations < 1:
@@ -456,13 +484,9 @@ class BiasedSampling:
         return top[np.argsort(-keys[top], kind="stable")]
 
 
-def make_optimiser(kind: str, *, tie_break: str = "random", **bsa) -> Optimiser:
-    """``exhaustive`` or ``bsa`` (with the :class:`BiasedSampling` parameters)."""
-    if kind == "exhaustive":
-        return Exhaustive(tie_break)
-    if kind == "bsa":
-        return BiasedSampling(**bsa)
-    raise ValueError(f"unknown optimiser {kind!r}; known: exhaustive, bsa")
+def make_optimiser(kind: str, *, tie_break: str = "random", key: str = "placement.optimiser", **bsa) -> Optimiser:
+    """An optimiser by its config name (``exhaustive``, ``bsa`` with the :class:`BiasedSampling` parameters) or plug-in."""
+    return OPTIMISERS.build(kind, key=key, settings={"tie_break": tie_break, "bsa": bsa})
 
 
 # ----------------------------------------------------------------------------- simulator

@@ -19,7 +19,8 @@ from colocate.scheduling.placement_workload import Experiment
 def policies(specs: Sequence[Mapping], alpha: float) -> list[P.PlacementPolicy]:
     """Fresh policy objects from the specs of :func:`colocate.scheduling.placement_workload.policy_specs`."""
     return [
-        P.make_policy(s["kind"], prime_resource=s["prime_resource"], weights=s["weights"], alpha=alpha) for s in specs
+        P.make_policy(s["kind"], prime_resource=s["prime_resource"], weights=s["weights"], alpha=alpha, own=s.get("own"))
+        for s in specs
     ]
 
 

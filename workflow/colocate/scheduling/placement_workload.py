@@ -23,14 +23,12 @@ import numpy as np
 import polars as pl
 
 from colocate.insufficient import require
+from colocate.registry import ConfigError
+from colocate.scheduling import placement as P
 from colocate.scheduling.placement import Workload
 
 #: µs per 5-minute window of task_usage (the task table counts records of this length).
 WINDOW_S = 300.0
-
-
-class ConfigError(ValueError):
-    """A configuration value that cannot describe an experiment; the message names the key."""
 
 
 @dataclass(frozen=True)
@@ -347,17 +345,34 @@ def trace_requests(
 
 
 def policy_specs(
-    kinds: Sequence[str], resources: Sequence[str], prime_resource: str, weights: Sequence[float], key: str
+    entries: Sequence[str | Mapping], resources: Sequence[str], prime_resource: str, weights: Sequence[float], key: str
 ) -> list[dict]:
-    """Check the policy settings of one run (errors name ``key``) and return keyword sets for make_policy."""
+    """Check the policy settings of one run (errors name ``key``) and return keyword sets for make_policy.
+
+    An entry is a policy's config name or plug-in ``module:Class``, or a one-key mapping from either to
+    the class's own options. Each policy is built once here, so a plug-in that doesn't fit the
+    :class:`~colocate.scheduling.placement.PlacementPolicy` protocol fails at start-up.
+    """
     if prime_resource not in resources:
         raise ConfigError(f"{key}.prime_resource: {prime_resource!r} is not one of {list(resources)}")
     if len(weights) != len(resources):
         raise ConfigError(
             f"{key}.xbalance_weights: {len(weights)} weights for {len(resources)} resources {list(resources)}"
         )
+    specs = []
+    for entry in entries:
+        if isinstance(entry, Mapping):
+            if len(entry) != 1:
+                raise ConfigError(f"{key}.policies: a mapping entry names one policy with its options, got {dict(entry)}")
+            (kind, own), = entry.items()
+        else:
+            kind, own = entry, None
+        specs.append({"kind": kind, "prime_resource": list(resources).index(prime_resource), "weights": list(weights),
+                      "own": dict(own or {})})
+    kinds = [s["kind"] for s in specs]
     if len(set(kinds)) != len(kinds) or not kinds:
-        raise ConfigError(f"{key}.policies: a non-empty list without repeats, got {list(kinds)}")
-    return [
-        {"kind": k, "prime_resource": list(resources).index(prime_resource), "weights": list(weights)} for k in kinds
-    ]
+        raise ConfigError(f"{key}.policies: a non-empty list without repeats, got {kinds}")
+    for s in specs:
+        P.make_policy(s["kind"], prime_resource=s["prime_resource"], weights=s["weights"], own=s["own"],
+                      key=f"{key}.policies")
+    return specs
