@@ -565,6 +565,69 @@ class SimulationResult:
     snapshot: np.ndarray | None  # N × R utilisation after placing the snapshot request
 
 
+_EVENTS = {0: "place", 1: "reject", 2: "release"}
+
+
+class _Recorder:
+    """The logs of one simulation: per request (decision, cluster statistics) and per event (place, reject, release)."""
+
+    def __init__(self, k: int, n_res: int) -> None:
+        self.node = np.full(k, -1, dtype=np.int64)
+        self.mu = np.zeros((k, n_res))
+        self.sd = np.zeros((k, n_res))
+        self.gamma_sys = np.zeros(k)
+        self.gamma_dem = np.zeros(k)
+        self.running = np.zeros(k, dtype=np.int64)
+        self.events: list[tuple[float, int, int, int]] = []  # time, event code, request, node
+
+    def event(self, t: float, code: int, request: int, node: int) -> None:
+        self.events.append((t, code, request, node))
+
+    def after_arrival(self, j: int, state: ClusterState, gamma_dem: float, running: int) -> None:
+        mu, sigma = state.moments()
+        self.mu[j], self.sd[j] = mu, std_from_cov(sigma)
+        self.gamma_sys[j], self.gamma_dem[j], self.running[j] = float(mcv(mu, sigma)), gamma_dem, running
+
+    def frames(self, workload: Workload, resources: Sequence[str]) -> tuple[pl.DataFrame, pl.DataFrame]:
+        """The per-request log (the workload's columns, then the decision and statistics) and the event log."""
+        cols = workload.to_frame(resources).to_dict()
+        cols |= {"accepted": self.node >= 0, "node": self.node, "running": self.running}
+        cols |= {f"mu_{r}": self.mu[:, i] for i, r in enumerate(resources)}
+        cols |= {f"sd_{r}": self.sd[:, i] for i, r in enumerate(resources)}
+        cols |= {"gamma_sys": self.gamma_sys, "gamma_dem": self.gamma_dem}
+        ev = np.array(self.events, dtype=np.float64).reshape(-1, 4)
+        events = pl.DataFrame(
+            {
+                "seq": np.arange(len(ev)),
+                "time": ev[:, 0],
+                "event": pl.Series(ev[:, 1].astype(np.int8)).replace_strict(_EVENTS, return_dtype=pl.String),
+                "request": ev[:, 2].astype(np.int64),
+                "node": ev[:, 3].astype(np.int64),
+            }
+        )
+        return pl.DataFrame(cols), events
+
+
+def _choose_with_shadows(optimiser: Optimiser, shadows: Sequence[Shadow], objective: Objective,
+                         feasible: np.ndarray, rng: np.random.Generator, features: np.ndarray) -> int:
+    """The main optimiser's choice; each shadow solves the same decision and records agreement and timings."""
+    if not shadows or feasible.size < 2:
+        return optimiser.choose(objective, feasible, rng, features)
+    t0 = time.perf_counter_ns()
+    n = optimiser.choose(objective, feasible, rng, features)
+    t1 = time.perf_counter_ns()
+    v_main = objective(np.array([n]))[0]
+    for sh in shadows:
+        t2 = time.perf_counter_ns()
+        m = sh.optimiser.choose(objective, feasible, sh.rng, features)
+        t3 = time.perf_counter_ns()
+        sh.decisions += 1
+        sh.agreements += bool(objective(np.array([m]))[0] <= v_main + TIE_TOL * max(1.0, abs(v_main)))
+        sh.main_ns.append(t1 - t0)
+        sh.shadow_ns.append(t3 - t2)
+    return n
+
+
 def simulate(
     capacity: np.ndarray,
     workload: Workload,
@@ -591,34 +654,22 @@ def simulate(
     """
     shadows = [shadow] if isinstance(shadow, Shadow) else list(shadow)
     state = ClusterState(capacity)
-    n_res = state.n_resources
-    if workload.demand.shape[1] != n_res:
-        raise ValueError(f"demands have {workload.demand.shape[1]} resources, the nodes {n_res}")
+    if workload.demand.shape[1] != state.n_resources:
+        raise ValueError(f"demands have {workload.demand.shape[1]} resources, the nodes {state.n_resources}")
     policy.reset(state)
     observed = DemandStatistics(demand_alpha, state.cbar)
-    k = len(workload)
-    node_of = np.full(k, -1, dtype=np.int64)
-    mu_log = np.zeros((k, n_res))
-    sd_log = np.zeros((k, n_res))
-    gsys = np.zeros(k)
-    gdem = np.zeros(k)
-    running = np.zeros(k, dtype=np.int64)
-    ev_time: list[float] = []
-    ev_kind: list[int] = []  # 0 place, 1 reject, 2 release
-    ev_req: list[int] = []
-    ev_node: list[int] = []
+    log = _Recorder(len(workload), state.n_resources)
     departures: list[tuple[float, int]] = []
     snap = None
 
     def release_until(t: float) -> None:
         while departures and departures[0][0] <= t:
             when, j = heapq.heappop(departures)
-            state.release(node_of[j], workload.demand[j])
-            ev_time.append(when), ev_kind.append(2), ev_req.append(j), ev_node.append(int(node_of[j]))
+            state.release(log.node[j], workload.demand[j])
+            log.event(when, 2, j, int(log.node[j]))
 
-    for j in range(k):
-        t = float(workload.time[j])
-        d = workload.demand[j]
+    for j in range(len(workload)):
+        t, d = float(workload.time[j]), workload.demand[j]
         release_until(t)
         policy.observe(d)
         observed.update(d)
@@ -628,61 +679,19 @@ def simulate(
             def objective(nodes, d=d):
                 return policy.objective(state, d, nodes)
 
-            features = state.candidate_util(d, feasible)
-            if shadows and feasible.size > 1:
-                t0 = time.perf_counter_ns()
-                n = optimiser.choose(objective, feasible, rng, features)
-                t1 = time.perf_counter_ns()
-                v_main = objective(np.array([n]))[0]
-                for sh in shadows:
-                    t2 = time.perf_counter_ns()
-                    m = sh.optimiser.choose(objective, feasible, sh.rng, features)
-                    t3 = time.perf_counter_ns()
-                    sh.decisions += 1
-                    sh.agreements += bool(objective(np.array([m]))[0] <= v_main + TIE_TOL * max(1.0, abs(v_main)))
-                    sh.main_ns.append(t1 - t0)
-                    sh.shadow_ns.append(t3 - t2)
-            else:
-                n = optimiser.choose(objective, feasible, rng, features)
+            n = _choose_with_shadows(optimiser, shadows, objective, feasible, rng, state.candidate_util(d, feasible))
             state.place(n, d)
-            node_of[j] = n
+            log.node[j] = n
             heapq.heappush(departures, (t + float(workload.lifetime[j]), j))
-            ev_time.append(t), ev_kind.append(0), ev_req.append(j), ev_node.append(n)
+            log.event(t, 0, j, n)
         else:
-            ev_time.append(t), ev_kind.append(1), ev_req.append(j), ev_node.append(-1)
-        mu, sigma = state.moments()
-        mu_log[j] = mu
-        sd_log[j] = std_from_cov(sigma)
-        gsys[j] = float(mcv(mu, sigma))
-        gdem[j] = observed.gamma
-        running[j] = len(departures)
+            log.event(t, 1, j, -1)
+        log.after_arrival(j, state, observed.gamma, len(departures))
         if snapshot is not None and j == snapshot:
             snap = state.util.copy()
     release_until(math.inf)
-
-    cols: dict[str, object] = {
-        "request": np.arange(k),
-        "time": workload.time,
-        "kind": workload.kind,
-        "phase": workload.phase,
-    }
-    cols |= {f"d_{r}": workload.demand[:, i] for i, r in enumerate(resources)}
-    cols |= {"lifetime": workload.lifetime, "accepted": node_of >= 0, "node": node_of, "running": running}
-    cols |= {f"mu_{r}": mu_log[:, i] for i, r in enumerate(resources)}
-    cols |= {f"sd_{r}": sd_log[:, i] for i, r in enumerate(resources)}
-    cols |= {"gamma_sys": gsys, "gamma_dem": gdem}
-    events = pl.DataFrame(
-        {
-            "seq": np.arange(len(ev_time)),
-            "time": np.asarray(ev_time, dtype=np.float64),
-            "event": pl.Series(np.asarray(ev_kind, dtype=np.int8)).replace_strict(
-                {0: "place", 1: "reject", 2: "release"}, return_dtype=pl.String
-            ),
-            "request": np.asarray(ev_req, dtype=np.int64),
-            "node": np.asarray(ev_node, dtype=np.int64),
-        }
-    )
-    return SimulationResult(pl.DataFrame(cols), events, snap)
+    requests, events = log.frames(workload, resources)
+    return SimulationResult(requests, events, snap)
 
 
 def stream(seed: int, replicate: int, purpose: str) -> np.random.Generator:

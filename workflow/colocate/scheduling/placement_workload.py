@@ -281,6 +281,51 @@ def trace_requests(
     """
     if lifetime not in ("usage", "events"):
         raise ConfigError(f"placement.trace.lifetime: 'usage' or 'events', got {lifetime!r}")
+    cap = nodes.select("cpus", "memory").to_numpy()
+    eligible, too_big = _placeable_tasks(arrivals, task_stats, lifetime, cap)
+    n = min(n_requests, eligible.height)
+    chosen = eligible[np.sort(rng.choice(eligible.height, size=n, replace=False))]
+    submit_s = (chosen["submit"].to_numpy() - chosen["submit"][0]) / 1e6
+    span = float(submit_s[-1])
+    require(
+        span > 0,
+        f"the {n} sampled tasks were all submitted at the same instant ({chosen['submit'][0] / 1e6:g} s; "
+        "0 means before the trace began), so there is no arrival process to replay",
+        "task_usage covering tasks submitted during the trace (after its start at 600 s), "
+        "e.g. more than the first 5-minute window",
+    )
+    cpu, memory, life = (chosen[c].to_numpy() for c in ("cpu_request", "memory_request", "lifetime"))
+    natural_load = float((cpu * life).sum()) / (span * cap[:, 0].sum())
+    scale = natural_load / offered_load
+    frame = pl.DataFrame(
+        {
+            "request": np.arange(n),
+            "time": submit_s * scale,
+            "kind": np.zeros(n, dtype=np.int64).astype(str),
+            "phase": np.ones(n, dtype=np.int64),
+            "d_cpu": cpu,
+            "d_memory": memory,
+            "lifetime": life,
+            "job_id": chosen["job_id"].to_numpy(),
+            "task_index": chosen["task_index"].to_numpy(),
+        }
+    )
+    facts = {
+        "tasks_eligible": float(eligible.height),
+        "tasks_too_big": float(too_big),
+        "requests": float(n),
+        "natural_cpu_load": natural_load,
+        "time_scale": scale,
+        "offered_cpu_load": offered_load,
+        "offered_memory_load": float((memory * life).sum() / (span * scale * cap[:, 1].sum())),
+    }
+    return frame, facts
+
+
+def _placeable_tasks(
+    arrivals: pl.DataFrame, task_stats: pl.DataFrame, lifetime: str, cap: np.ndarray
+) -> tuple[pl.DataFrame, int]:
+    """Tasks with a SUBMIT, positive requests and lifetime that fit some node, by submit time; and how many don't fit."""
     tasks = arrivals.join(task_stats.select("job_id", "task_index", "n_records"), on=["job_id", "task_index"])
     if lifetime == "usage":
         tasks = tasks.with_columns(lifetime=pl.col("n_records").cast(pl.Float64) * WINDOW_S)
@@ -291,7 +336,6 @@ def trace_requests(
         .filter((pl.col("lifetime") > 0) & (pl.col("cpu_request") > 0) & (pl.col("memory_request") > 0))
         .sort("submit", "job_id", "task_index")
     )
-    cap = nodes.select("cpus", "memory").to_numpy()
     fits = (tasks["cpu_request"].to_numpy()[:, None] <= cap[None, :, 0]) & (
         tasks["memory_request"].to_numpy()[:, None] <= cap[None, :, 1]
     )
@@ -302,46 +346,7 @@ def trace_requests(
         f"only {eligible.height} task(s) of the task table have a SUBMIT event, requests and a lifetime",
         "task_events and task_usage of the same tasks, at least two of them placeable",
     )
-    n = min(n_requests, eligible.height)
-    pick = np.sort(rng.choice(eligible.height, size=n, replace=False))
-    chosen = eligible[pick]
-    submit_s = (chosen["submit"].to_numpy() - chosen["submit"][0]) / 1e6
-    span = float(submit_s[-1])
-    require(
-        span > 0,
-        f"the {n} sampled tasks were all submitted at the same instant ({chosen['submit'][0] / 1e6:g} s; "
-        "0 means before the trace began), so there is no arrival process to replay",
-        "task_usage covering tasks submitted during the trace (after its start at 600 s), "
-        "e.g. more than the first 5-minute window",
-    )
-    work = float((chosen["cpu_request"].to_numpy() * chosen["lifetime"].to_numpy()).sum())
-    natural_load = work / (span * cap[:, 0].sum())
-    scale = natural_load / offered_load
-    frame = pl.DataFrame(
-        {
-            "request": np.arange(n),
-            "time": submit_s * scale,
-            "kind": np.zeros(n, dtype=np.int64).astype(str),
-            "phase": np.ones(n, dtype=np.int64),
-            "d_cpu": chosen["cpu_request"].to_numpy(),
-            "d_memory": chosen["memory_request"].to_numpy(),
-            "lifetime": chosen["lifetime"].to_numpy(),
-            "job_id": chosen["job_id"].to_numpy(),
-            "task_index": chosen["task_index"].to_numpy(),
-        }
-    )
-    facts = {
-        "tasks_eligible": float(eligible.height),
-        "tasks_too_big": float(too_big.sum()),
-        "requests": float(n),
-        "natural_cpu_load": natural_load,
-        "time_scale": scale,
-        "offered_cpu_load": offered_load,
-        "offered_memory_load": float(
-            (chosen["memory_request"].to_numpy() * chosen["lifetime"].to_numpy()).sum() / (span * scale * cap[:, 1].sum())
-        ),
-    }
-    return frame, facts
+    return eligible, int(too_big.sum())
 
 
 def policy_specs(
