@@ -29,7 +29,7 @@ import polars as pl
 import pytest
 import yaml
 from colocate import io as cio
-from colocate.configtypes import NULL_WORDS, cli_text, coerce, coerce_config
+from colocate.configtypes import NULL_WORDS, cli_text, coerce, coerce_config, config_schema
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from snakemake.cli import parse_config
@@ -39,19 +39,7 @@ SCHEMAS = REPO / "workflow" / "schemas"
 README = REPO / "README.md"
 
 
-def _inline_refs(schema):
-    """The config schema with its file $refs inlined (as workflow/rules/common.smk does)."""
-    if isinstance(schema, dict):
-        if isinstance(schema.get("$ref"), str) and not schema["$ref"].startswith("#"):
-            sub = {k: v for k, v in yaml.safe_load((SCHEMAS / schema["$ref"]).read_text()).items() if k != "$schema"}
-            return {**_inline_refs(sub), **{k: v for k, v in schema.items() if k != "$ref"}}
-        return {k: _inline_refs(v) for k, v in schema.items()}
-    if isinstance(schema, list):
-        return [_inline_refs(v) for v in schema]
-    return schema
-
-
-SCHEMA = _inline_refs(yaml.safe_load((SCHEMAS / "config.schema.yaml").read_text()))
+SCHEMA = config_schema(SCHEMAS)  # as workflow/rules/common.smk builds it
 VALIDATOR = jsonschema.Draft202012Validator(SCHEMA)
 
 

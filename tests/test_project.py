@@ -48,11 +48,22 @@ def test_every_rule_declares_log_benchmark_threads_resources_conda():
 
 def test_section_schemas_declare_their_draft():
     """Snakemake's validator resolves a file $ref only when the file names its JSON-Schema draft."""
-    main = yaml.safe_load((REPO / "workflow/schemas/config.schema.yaml").read_text())
-    refs = [p["$ref"] for p in main["properties"].values() if "$ref" in p]
-    assert refs
-    for ref in refs:
-        assert "$schema" in yaml.safe_load((REPO / "workflow/schemas" / ref).read_text()), ref
+    sections = sorted((REPO / "workflow/schemas").glob("*.schema.yaml"))
+    assert len(sections) > 5
+    for path in sections:
+        assert "$schema" in yaml.safe_load(path.read_text()), path.name
+
+
+def test_each_stage_schema_is_a_config_section():
+    """A <stage>.schema.yaml is the config section <stage>, with a description, with no line elsewhere."""
+    from colocate.configtypes import config_schema
+
+    schema = config_schema(REPO / "workflow/schemas")
+    for path in (REPO / "workflow/schemas").glob("*.schema.yaml"):
+        section = path.name.removesuffix(".schema.yaml")
+        if section != "config":
+            assert schema["properties"][section]["description"], section
+            assert schema["properties"][section]["type"] == "object", section
 
 
 class _NoDuplicates(yaml.SafeLoader):

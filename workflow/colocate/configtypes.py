@@ -22,18 +22,47 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 import jsonschema
 import yaml
 
-__all__ = ["cli_text", "coerce", "coerce_config"]
+__all__ = ["cli_text", "coerce", "coerce_config", "config_schema"]
 
 #: YAML 1.2 core-schema spellings of null and of the booleans.
 NULL_WORDS = frozenset({"null", "Null", "NULL", "~"})
 _BOOLS = {"true": True, "True": True, "TRUE": True, "false": False, "False": False, "FALSE": False}
 _NO = object()  # "this string does not spell a value of that type"
 _TYPE_ORDER = ("null", "integer", "number", "boolean", "array", "object")
+
+
+def config_schema(schemas: Path) -> dict[str, Any]:
+    """The whole config schema: ``config.schema.yaml`` plus one section per other ``<name>.schema.yaml``.
+
+    A stage's section schema is found by its file name (``failures.schema.yaml`` is the ``failures``
+    section), so adding a stage adds no line here; every file ``$ref`` is inlined, so validation needs
+    no resolver. Reads files (the one impure function of this module, used by the Snakefile and tests).
+    """
+    schemas = Path(schemas)
+    main = yaml.safe_load((schemas / "config.schema.yaml").read_text())
+    for path in sorted(schemas.glob("*.schema.yaml")):
+        section = path.name.removesuffix(".schema.yaml")
+        if section != "config":
+            main["properties"].setdefault(section, {"$ref": path.name})
+    return _inline_refs(main, schemas)
+
+
+def _inline_refs(schema: Any, base: Path) -> Any:
+    """The schema with every file $ref replaced by the file's content (one dict, no resolver needed)."""
+    if isinstance(schema, dict):
+        if isinstance(schema.get("$ref"), str) and not schema["$ref"].startswith("#"):
+            sub = {k: v for k, v in yaml.safe_load((base / schema["$ref"]).read_text()).items() if k != "$schema"}
+            return {**_inline_refs(sub, base), **{k: v for k, v in schema.items() if k != "$ref"}}
+        return {k: _inline_refs(v, base) for k, v in schema.items()}
+    if isinstance(schema, list):
+        return [_inline_refs(v, base) for v in schema]
+    return schema
 
 
 def coerce_config(

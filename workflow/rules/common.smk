@@ -11,7 +11,7 @@ import yaml
 
 from colocate import trace as _trace
 from colocate.trace import download as _download
-from colocate.configtypes import cli_text, coerce_config
+from colocate.configtypes import cli_text, coerce_config, config_schema
 
 
 def _merge(preset, explicit):
@@ -23,19 +23,6 @@ def _merge(preset, explicit):
         else:
             out[key] = value
     return out
-
-
-def _inline_refs(schema, base):
-    """The schema with every file $ref replaced by the file's content (one dict, no resolver needed)."""
-    if isinstance(schema, dict):
-        if isinstance(schema.get("$ref"), str) and not schema["$ref"].startswith("#"):
-            with open(base / schema["$ref"]) as fh:
-                sub = {k: v for k, v in yaml.safe_load(fh).items() if k != "$schema"}
-            return {**_inline_refs(sub, base), **{k: v for k, v in schema.items() if k != "$ref"}}
-        return {k: _inline_refs(v, base) for k, v in schema.items()}
-    if isinstance(schema, list):
-        return [_inline_refs(v, base) for v in schema]
-    return schema
 
 
 def _fill_defaults(instance, schema):
@@ -50,8 +37,7 @@ def _fill_defaults(instance, schema):
 _SCHEMAS = Path(workflow.basedir) / "workflow" / "schemas"
 with open(_SCHEMAS / "scales.yaml") as _fh:
     _PRESETS = yaml.safe_load(_fh)
-with open(_SCHEMAS / "config.schema.yaml") as _fh:
-    CONFIG_SCHEMA = _inline_refs(yaml.safe_load(_fh), _SCHEMAS)
+CONFIG_SCHEMA = config_schema(_SCHEMAS)  # config.schema.yaml plus one section per <stage>.schema.yaml
 
 
 def _check_config(instance):
