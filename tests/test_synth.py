@@ -9,6 +9,7 @@ Every tolerance is stated next to its assertion with its reason.
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import math
 import re
@@ -91,6 +92,8 @@ def test_from_dict_defaults_are_the_papers():
         ({"removal_duration_quantiles": [[0.1, 1], [0.5, 2]]}, "synthetic.removal_duration_quantiles"),
         ({"small_job_duration_minutes": [1, 130]}, "synthetic.small_job_duration_minutes"),
         ({"failing_event_shares": {"evict": 0.5, "fail": 0.5, "kill": 0.5, "lost": 0}}, "synthetic.failing_event_shares"),
+        ({"days": float("nan")}, "synthetic.days"),
+        ({"job_duration_quantiles": {"other": [[0.0, 5.0], [0.5, 1.0]]}}, "synthetic.job_duration_quantiles.other"),
     ],
 )
 def test_from_dict_rejects_bad_keys_naming_them(d, key):
@@ -811,34 +814,101 @@ def test_rule_script_leaves_no_partial_output_on_bad_config(tmp_path):
     assert not root.exists() or not any(p.is_file() for p in root.rglob("*"))
 
 
-# ============================================================================ config schema in sync with SynthParams
+# ============================================================================ config schema generated from SynthParams
 
 SCHEMAS = Path(__file__).resolve().parents[1] / "workflow/schemas"
 
 
-def test_config_schema_matches_synth_params():
-    """Every SynthParams field is in the schema with the same default; the defaults and presets validate."""
-    import jsonschema
+def test_config_schema_file_is_generated_from_synth_params(tmp_path):
+    """synthetic.schema.yaml is what SynthParams' field metadata generates: editing a field without
+    regenerating the file fails here, naming the command to run."""
+    from colocate.trace.synth import schema
 
     path = SCHEMAS / "synthetic.schema.yaml"
-    schema = yaml.safe_load(path.read_text())
-    props = {k: v for k, v in schema["properties"].items() if k != "shards"}
-    defaults = synth.SynthParams()
-    assert set(props) == set(synth.SynthParams.describe())
-    for key, spec in props.items():
-        assert spec["default"] == getattr(defaults, key), key
-        assert spec.get("description"), key
-    check = {"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object",
-             "additionalProperties": False, "properties": props}
-    validator = jsonschema.Draft202012Validator(check)
-    validator.validate(defaults.to_dict())
-    validator.validate(TINY)
-    assert list(validator.iter_errors({"dayz": 1}))
+    text, generated = path.read_text(encoding="utf-8"), schema.render()
+    if text != generated:
+        diff = "".join(list(difflib.unified_diff(text.splitlines(True), generated.splitlines(True), str(path), "generated"))[:40])
+        pytest.fail(f"{path} is out of date: run `{schema.COMMAND}` (with the project venv)\n{diff}")
+    assert text.startswith("# ") and schema.COMMAND in text.split("\n$schema")[0]  # the header says it is generated
+    assert schema.main(["--check", str(path)]) == 0
+    stale = tmp_path / "stale.yaml"
+    stale.write_text(text.replace("default: 29.0", "default: 30.0"), encoding="utf-8")
+    assert schema.main(["--check", str(stale)]) == 1
+    schema.main([str(stale)])
+    assert stale.read_text(encoding="utf-8") == text
+
+
+@pytest.fixture(scope="module")
+def config_schema():
+    """A validator of the checked-in ``synthetic`` section schema, as Snakemake's config check uses it."""
+    import jsonschema
+
+    schema = yaml.safe_load((SCHEMAS / "synthetic.schema.yaml").read_text(encoding="utf-8"))
+    jsonschema.Draft202012Validator.check_schema(schema)
+    return jsonschema.Draft202012Validator(schema)
+
+
+def test_defaults_and_presets_validate_against_the_config_schema(config_schema):
+    """Every SynthParams field is in the schema with its default and doc; the defaults, the tiny model and
+    each scale preset validate against the schema and build SynthParams."""
+    props = config_schema.schema["properties"]
+    defaults = synth.SynthParams().to_dict()
+    assert set(props) == {*defaults, "shards"}
+    assert {k: v["default"] for k, v in props.items() if k != "shards"} == defaults
+    for key, doc in synth.SynthParams.describe().items():
+        assert props[key]["description"].startswith(doc), key
+    config_schema.validate(defaults)
+    config_schema.validate(TINY)
+    assert list(config_schema.iter_errors({"dayz": 1}))
+    assert list(config_schema.iter_errors({"shards": {"task_usage": 0}}))
     for preset in yaml.safe_load((SCHEMAS / "scales.yaml").read_text()).values():
-        model = {k: v for k, v in preset.get("synthetic", {}).items() if k != "shards"}
+        model = preset.get("synthetic", {})
         if model:
-            validator.validate(model)
+            config_schema.validate(model)
             synth.SynthParams.from_dict(model)  # raises naming the key if a preset is off
+
+
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [
+        ("days", 0.01),  # below one hour
+        ("machines", 0),
+        ("machines", 2.5),
+        ("machine_types", [[10, "", 0.5, 0.5]]),
+        ("task_cpu_mean", 0),
+        ("short_task_share", 1.0),
+        ("job_cpu_memory_correlation", 1.0),
+        ("large_jobs_per_day", {"gratis": -1}),
+        ("job_priorities", {"production": [[3, 1.0]]}),
+        ("small_job_duration_minutes", [1, 130]),
+        ("daily_phase_quantiles", [[1.0, 60.0]]),
+        ("level_shift_inst_share", 1.5),
+        ("weekend_days", [5, 5]),
+        ("request_over_usage", [0, 0.5]),
+    ],
+)
+def test_out_of_bounds_values_fail_both_the_config_schema_and_synth_params(config_schema, key, value):
+    """The schema Snakemake checks the config with and SynthParams reject the same values (one source)."""
+    assert list(config_schema.iter_errors({key: value})), f"the config schema accepts {key}={value!r}"
+    with pytest.raises(ValueError, match=rf"^synthetic\.{key}\b"):
+        synth.SynthParams.from_dict({key: value})
+
+
+@pytest.mark.parametrize(
+    ("d", "message"),
+    [
+        ({"inst_shape_shares": {"gamma": 1.0}}, "synthetic.inst_shape_shares: shares must sum to 1"),
+        ({"noise_ratio_quantiles": [[0.0, 0.1], [0.5, 0.2]]}, "synthetic.noise_ratio_quantiles: the last quantile must be 1"),
+        ({"inst_skew_by_cv": [[1.0, 0.0], [1.0, 1.0]]}, "synthetic.inst_skew_by_cv: the CVs must increase strictly"),
+        ({"failing_task_share": 0.9, "all_zero_task_share": 0.2}, "synthetic.all_zero_task_share: must not exceed"),
+    ],
+)
+def test_checks_beyond_json_schema_reject_in_synth_params(config_schema, d, message):
+    """What JSON schema cannot say (sums, monotone tables, rules between fields) passes the config schema
+    and is rejected when the rule script builds SynthParams, naming the key."""
+    config_schema.validate(d)
+    with pytest.raises(ValueError, match="^" + re.escape(message)):
+        synth.SynthParams.from_dict(d)
 
 
 def test_job_workload_split_keeps_the_job_total_while_tasks_come_and_go():

@@ -70,6 +70,9 @@ def test_changing_a_realization_setting_reruns_only_realizations(tiny_run, tmp_p
         ({"realizations": {"n_task": 10}}, "n_task"),
         ({"trace": {"source": "local"}}, "trace.path"),
         ({"trace": {"source": "local", "path": "/nonexistent/trace"}}, "trace.path"),
+        # beyond JSON schema: SynthParams' own checks run at start-up too
+        ({"synthetic": {"inst_shape_shares": {"gamma": 0.5, "zero_inflated": 0.2, "bimodal": 0.2}}},
+         "synthetic.inst_shape_shares: shares must sum to 1"),
     ],
 )
 def test_invalid_config_is_rejected_naming_the_key(tmp_path, sections, key):

@@ -68,6 +68,10 @@ if SOURCE == "synthetic" and "shards" not in config["synthetic"]:
         f"config key trace.source: the {config['scale']!r} scale sizes the real trace and has no synthetic model; "
         "set trace.source to google, local or sample (e.g. --config scale=paper trace='{\"source\": \"google\"}')"
     )
+if SOURCE == "synthetic":  # the model's own checks (shares summing to 1, increasing tables) before any job
+    from colocate.trace.synth import SynthParams
+
+    SynthParams.from_dict({k: v for k, v in config["synthetic"].items() if k != "shards"})
 if SOURCE == "local" and not config["trace"]["path"]:
     raise ValueError("config key trace.path: required when trace.source is 'local'")
 if SOURCE == "local" and not Path(config["trace"]["path"]).is_dir():

@@ -1,19 +1,30 @@
-"""Parameters of the synthetic trace model (:class:`SynthParams`): defaults from the papers, and validation.
+"""Parameters of the synthetic trace model (:class:`SynthParams`): defaults from the papers, and their constraints.
 
 Every number of the model is a field of :class:`SynthParams`, whose metadata
 names its source (Beaumont et al. 2015, Janus & Rzadca 2017, Reiss et al.
-SoCC'12); :meth:`SynthParams.from_dict` builds it from the ``synthetic``
-config section and every invalid value raises ``ValueError`` naming its key.
-This module also holds the model's vocabularies (classes, shapes, failing
-events) and time units, shared by the other modules of the package.
+SoCC'12) and declares its constraints: a JSON-schema fragment (types, bounds,
+shapes) and, for what JSON schema cannot say (weights summing to 1, tables
+starting at quantile 0, per-class mappings with every class), a named check;
+rules between fields are :attr:`SynthParams.RULES`. :meth:`SynthParams.from_dict`
+builds it from the ``synthetic`` config section and every invalid value raises
+``ValueError`` naming its key. The config schema
+``workflow/schemas/synthetic.schema.yaml`` is generated from the same metadata
+(:mod:`colocate.trace.synth.schema`). This module also holds the model's
+vocabularies (classes, shapes, failing events) and time units, shared by the
+other modules of the package.
 """
 
+# ruff: noqa: RUF009  (_f returns a dataclasses.field, evaluated once per class like field() itself)
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar, NamedTuple
+
+import jsonschema
 
 from colocate.trace import PRIORITY_CLASSES, TRACE_START_US, WINDOW_US, EventType
 
@@ -35,14 +46,179 @@ _HOUR_US = 3_600 * _S_US
 _WINDOWS_PER_DAY = _DAY_US // WINDOW_US
 
 
+# ============================================================================ constraints: JSON-schema fragments
+# What JSON schema can say about a field (type, bounds, shape); the config schema and SynthParams both use it.
+
+
+Bound = float | None
+
+
+def number(lo: Bound = None, hi: Bound = None, *, gt: Bound = None, lt: Bound = None) -> dict:
+    """A number in [lo, hi] (``gt``/``lt``: exclusive bounds); ``None`` leaves a side open."""
+    bounds = {"minimum": lo, "exclusiveMinimum": gt, "maximum": hi, "exclusiveMaximum": lt}
+    return {"type": "number", **{k: v for k, v in bounds.items() if v is not None}}
+
+
+def integer(lo: Bound = None, hi: Bound = None, *, enum: tuple[int, ...] | None = None) -> dict:
+    """An integer in [lo, hi], or one of ``enum``."""
+    if enum is not None:
+        return {"type": "integer", "enum": list(enum)}
+    return {**number(lo, hi), "type": "integer"}
+
+
+def array(item: dict, *, n: int | None = None, max_items: int | None = None, unique: bool = False) -> dict:
+    """A list of ``item`` (exactly ``n`` of them, or at most ``max_items``; distinct if ``unique``)."""
+    out = {"type": "array", "items": item}
+    if n is not None:
+        out.update(minItems=n, maxItems=n)
+    if max_items is not None:
+        out["maxItems"] = max_items
+    if unique:
+        out["uniqueItems"] = True
+    return out
+
+
+def pair(first: dict, second: dict | None = None) -> dict:
+    """Two values: both ``first``, or ``first`` then ``second``."""
+    if second is None:
+        return array(first, n=2)
+    return {"type": "array", "prefixItems": [first, second], "minItems": 2, "maxItems": 2}
+
+
+def rows(*columns: dict, min_items: int = 1) -> dict:
+    """A table: at least ``min_items`` rows, each a list with one value per column."""
+    width = len(columns)
+    row = {"type": "array", "prefixItems": list(columns), "minItems": width, "maxItems": width}
+    return {"type": "array", "items": row, "minItems": min_items}
+
+
+def mapping(names: tuple[str, ...], value: dict | Callable[[str], dict]) -> dict:
+    """An object with some of the keys ``names`` (``value``: the schema of each, or a function of the key)."""
+    props = {k: value(k) if callable(value) else value for k in names}
+    return {"type": "object", "additionalProperties": False, "properties": props}
+
+
+def by_class(value: dict | Callable[[str], dict]) -> dict:
+    """A mapping over the priority classes (a config may name a subset: the others keep their defaults)."""
+    return mapping(CLASS_NAMES, value)
+
+
+#: [[quantile, value], ...]: the quantile in [0, 1], the value positive (see :func:`quantile_table`).
+QUANTILES = rows(number(0, 1), number(1e-12, 1_000_000_000_000), min_items=2)
+#: Log-normal mixture [[weight, mu, sigma], ...] (see :func:`mixture`).
+MIXTURE = rows(number(0, 1), number(-50, 50), number(1e-6, 20))
+
+
+# ============================================================================ constraints: checks
+# What JSON schema cannot say. A check gets a value that already fits its field's schema, and its key
+# (``days``, ``job_cpu_lognormal.gratis``); it raises ValueError naming ``synthetic.<key>``.
+
+Check = Callable[[Any, str], None]
+
+
+def _bad(key: str, msg: str) -> ValueError:
+    return ValueError(f"synthetic.{key}: {msg}")
+
+
+def increasing(v: list, key: str) -> None:
+    """A pair [low, high]: the first value below the second."""
+    if not v[0] < v[1]:
+        raise _bad(key, "the first value must be below the second")
+
+
+def sums_to_one(v: list | dict, key: str) -> None:
+    """Shares (a list, or the values of a mapping) that sum to 1."""
+    if abs(sum(v.values() if isinstance(v, dict) else v) - 1) > 1e-6:
+        raise _bad(key, "shares must sum to 1")
+
+
+def mixture(v: list, key: str) -> None:
+    """A log-normal mixture whose component weights sum to 1."""
+    if abs(sum(r[0] for r in v) - 1) > 1e-6:
+        raise _bad(key, "component weights must sum to 1")
+
+
+def weighted(what: str = "weights") -> Check:
+    """Rows whose last column weighs them: the weights must not all be 0."""
+
+    def check(v: list, key: str) -> None:
+        if sum(r[-1] for r in v) <= 0:
+            raise _bad(key, f"the {what} must not all be 0")
+
+    return check
+
+
+def rises(first: str, second: str | None = None) -> Check:
+    """Rows whose first column increases strictly (and whose second, if named, never decreases)."""
+
+    def check(v: list, key: str) -> None:
+        a, b = [r[0] for r in v], [r[1] for r in v]
+        if any(y <= x for x, y in itertools.pairwise(a)) or (second and any(y < x for x, y in itertools.pairwise(b))):
+            also = f" and the {second} must not decrease" if second else ""
+            raise _bad(key, f"the {first} must increase strictly{also}")
+
+    return check
+
+
+def quantile_table(full: bool = False) -> Check:
+    """[[quantile, value], ...] from quantile 0 (to 1 if ``full``); quantiles increase strictly, values never fall."""
+    monotone = rises("quantiles", "values")
+
+    def check(v: list, key: str) -> None:
+        if v[0][0] != 0:
+            raise _bad(key, "the first quantile must be 0")
+        if full and v[-1][0] != 1:
+            raise _bad(key, "the last quantile must be 1")
+        monotone(v, key)
+
+    return check
+
+
+def exactly(names: tuple[str, ...], each: Check | None = None) -> Check:
+    """A mapping with exactly the keys ``names``; ``each`` checks every value (under ``<key>.<name>``)."""
+
+    def check(v: dict, key: str) -> None:
+        if set(v) != set(names):
+            raise _bad(key, f"expected a mapping with the keys {', '.join(names)}")
+        if each is not None:
+            for k in names:
+                each(v[k], f"{key}.{k}")
+
+    return check
+
+
+def shares(names: tuple[str, ...]) -> Check:
+    """A mapping with exactly the keys ``names`` whose shares sum to 1."""
+    keys = exactly(names)
+
+    def check(v: dict, key: str) -> None:
+        keys(v, key)
+        sums_to_one(v, key)
+
+    return check
+
+
+class Rule(NamedTuple):
+    """A constraint between fields: ``holds(params)`` must be true, else ``synthetic.<key>: <message>``."""
+
+    key: str
+    holds: Callable[[Any], bool]
+    message: str
+
+
 # ============================================================================ parameters
 
 
-def _f(default: Any, doc: str) -> Any:
-    """A dataclass field with a (deep-copied) default and a docstring in its metadata."""
+def _f(default: Any, doc: str, schema: dict, *, check: Check | None = None, scaled: bool = False) -> Any:
+    """A dataclass field: its (deep-copied) default, its docstring, and its constraints.
+
+    ``schema`` is the field's JSON-schema fragment, ``check`` what the fragment cannot say, ``scaled``
+    marks a field that the scale preset sets (scales.yaml); all of it lives in the field's metadata.
+    """
+    meta = {"doc": doc, "schema": schema, "check": check, "scaled": scaled}
     if isinstance(default, (list, dict)):
-        return field(default_factory=lambda d=default: _copy(d), metadata={"doc": doc})
-    return field(default=default, metadata={"doc": doc})
+        return field(default_factory=lambda d=default: _copy(d), metadata=meta)
+    return field(default=default, metadata=meta)
 
 
 def _copy(x: Any) -> Any:
@@ -61,12 +237,15 @@ class SynthParams:
     Scale-dependent keys (``days``, ``large_jobs_per_day``, ``job_size_scale``,
     ``max_tasks_per_job``, ``dominant_alive_share``, …) are set per scale in
     the config; the docstring of each field (``SynthParams.describe()``) names
-    its source.
+    its source. Each field is declared by :func:`_f` with its default, its
+    docstring and its constraints (a JSON-schema fragment and an optional
+    check); :attr:`RULES` relate fields. Construction validates them all, and
+    ``python -m colocate.trace.synth.schema`` writes the config schema from them.
     """
 
     # ---- extent
-    days: float = _f(29.0, "Trace length in days (Beaumont et al. §1.1: 29 days).")
-    machines: int = _f(12583, "Number of machines (Beaumont et al. §1.1: 12,583).")
+    days: float = _f(29.0, "Trace length in days (Beaumont et al. §1.1: 29 days).", number(1 / 24, 3650), scaled=True)
+    machines: int = _f(12583, "Number of machines (Beaumont et al. §1.1: 12,583).", integer(1, 10_000_000), scaled=True)
     machine_types: list = _f(
         [
             [6732, "B", 0.5, 0.4995],
@@ -82,6 +261,7 @@ class SynthParams:
         ],
         "Machine configurations [count, platform, CPUs, memory] (Reiss et al. SoCC'12, Table 1); "
         "counts are proportions, scaled to `machines`.",
+        rows(integer(0), {"type": "string", "minLength": 1}, number(gt=0, hi=1), number(gt=0, hi=1)),
     )
     # ---- machine removals (Beaumont §6)
     machine_failure_rate: float = _f(
@@ -89,77 +269,104 @@ class SynthParams:
         "Removals per machine per 5-minute window outside maintenance bursts and outstanding events (Beaumont et al. "
         "§6: 0.94 per window over the 8314 remaining windows of 12,583 machines; with the maintenance windows the "
         "mean is 1.005, the paper's 0.8e-4).",
+        number(0, 0.1),
     )
     removal_dispersion: float = _f(
         1.41,
         "Variance/mean of those removals per window (Beaumont et al. §6 table: 1.41 over the 8314 remaining windows, "
         "so windows with > 5 removals are 'much more present than under Poisson'); 1 gives Poisson counts. Counts are "
         "negative binomial: a per-window rate drawn from a Gamma (correlated failures).",
+        number(1, 100),
     )
     maintenance_windows_per_day: float = _f(
-        38 / 29, "Maintenance bursts (windows with >= 10 removals) per day (Beaumont et al. §6: 38 in 29 days)."
+        38 / 29, "Maintenance bursts (windows with >= 10 removals) per day (Beaumont et al. §6: 38 in 29 days).",
+        number(0, 288),
     )
     maintenance_burst_sizes: list = _f(
         [[10, 5], [11, 5], [13, 2], [14, 3], [15, 7], [16, 1], [17, 2], [18, 3], [19, 4], [20, 1], [23, 1], [25, 3], [30, 1]],
         "[removals in the window, number of windows] of the bursts (Beaumont et al. §6 table, tail >= 10); "
         "a burst removes that many machines minus the ~1 background removal (at least 10).",
+        rows(integer(1), integer(0)), check=weighted("window counts"),
     )
     removal_duration_quantiles: list = _f(
         [[0.0, 0.5], [0.3, 6.0], [0.6, 17.0], [0.75, 60.0], [0.85, 360.0], [0.93, 2880.0], [0.97, 20000.0]],
         "Removal durations [quantile, minutes], log-linear between points (Beaumont et al. Fig 7: 60% back "
         "within 17 min, heavy tail); the mass above the last quantile never comes back.",
+        QUANTILES, check=quantile_table(),
     )
     mass_removal_events: int = _f(
         2,
         "Outstanding events where many machines are removed at 30 s intervals and then all re-added together "
         "(Beaumont §6: 'all reinserted within a few seconds').",
+        integer(0, 100),
     )
     mass_removal_share: float = _f(
         0.0116,
         "Share of machines removed in each mass-removal event (Beaumont §6: the three events lift the mean removals "
         "per window from 1.005 to 1.07; on the real machine_events the two mass events remove 84 and 208 "
         "machines, ~146 each).",
+        number(0, 1),
     )
     mass_removal_batches: int = _f(
         60,
         "Batches of a mass-removal event, removed at mass_removal_interval_s intervals (real trace: the machines go "
         "over 15-45 minutes).",
+        integer(1, 100_000),
     )
-    mass_removal_interval_s: float = _f(30.0, "Seconds between batches of a mass removal (Beaumont §6: 30 s).")
+    mass_removal_interval_s: float = _f(
+        30.0, "Seconds between batches of a mass removal (Beaumont §6: 30 s).",
+        number(0, 3600),
+    )
     mass_removal_down_s: float = _f(
         1200.0,
         "Seconds from a mass removal's last batch to the re-add of all its machines (real trace: 0 to 80 minutes).",
+        number(0, 86400),
     )
     mass_removal_readd_spread_s: float = _f(
         60.0,
         "The machines of a mass removal are re-added within this many seconds of each other (Beaumont §6: 'all "
         "reinserted within a few seconds'; real trace: 47-84 machines within about a minute).",
+        number(0.001, 3600),
     )
-    flapping_events: int = _f(1, "Outstanding events where a subset is removed and re-added many times in a row (Beaumont §6).")
+    flapping_events: int = _f(
+        1, "Outstanding events where a subset is removed and re-added many times in a row (Beaumont §6).",
+        integer(0, 100),
+    )
     flapping_share: float = _f(
-        0.0017, "Share of machines in a flapping event (real trace: 21 machines, 269 removals over 9.5 hours)."
+        0.0017, "Share of machines in a flapping event (real trace: 21 machines, 269 removals over 9.5 hours).",
+        number(0, 1),
     )
-    flapping_cycles: int = _f(13, "Remove/re-add cycles of a flapping machine (real trace: 12.8 on average).")
+    flapping_cycles: int = _f(
+        13, "Remove/re-add cycles of a flapping machine (real trace: 12.8 on average).",
+        integer(1, 1000),
+    )
     flapping_down_minutes: list = _f(
-        [1.0, 20.0], "Bounds [min, max] of a flapping machine's down time per cycle, minutes (uniform; real median 10)."
+        [1.0, 20.0],
+        "Bounds [min, max] of a flapping machine's down time per cycle, minutes (uniform; real median 10).",
+        pair(number(1 / 60, 1440)), check=increasing,
     )
     flapping_up_minutes: list = _f(
         [2.0, 20.0],
         "Bounds [min, max] of a flapping machine's up time between cycles, minutes (uniform; real: 1-29, median 6.6).",
+        pair(number(1 / 60, 1440)), check=increasing,
     )
     flapping_readd_spread_s: float = _f(
         60.0,
         "The flapping machines' last re-adds fall within this many seconds of each other (Beaumont §6: 'until all "
         "of them are eventually reinserted within a few minutes'; real trace: 17 of 21 within a minute).",
+        number(0.001, 3600),
     )
     # ---- jobs
     large_jobs_per_day: dict = _f(
         {"gratis": 328.0, "other": 534.0, "production": 32.0, "monitoring": 1.0, "infrastructure": 0.5},
         "Large (dominant-like) jobs per day and class. Full-trace values give Beaumont §3's 25,839 dominant jobs "
         "with production carrying most of the CPU (Fig 1); monitoring/infrastructure are rare.",
+        by_class(number(0, 10_000_000)), check=exactly(CLASS_NAMES), scaled=True,
     )
     job_size_scale: float = _f(
-        1.0, "Factor on every large job's total CPU and memory (1 = Beaumont Table 2); smaller scales shrink task counts."
+        1.0,
+        "Factor on every large job's total CPU and memory (1 = Beaumont Table 2); smaller scales shrink task counts.",
+        number(1e-9, 1_000_000), scaled=True,
     )
     job_cpu_lognormal: dict = _f(
         {
@@ -171,6 +378,7 @@ class SynthParams:
         },
         "Log of a large job's mean total CPU: mixture [[weight, mu, sigma], ...] per class (Beaumont Table 2; "
         "natural log; monitoring/infrastructure are not in the table).",
+        by_class(MIXTURE), check=exactly(CLASS_NAMES, mixture),
     )
     job_memory_lognormal: dict = _f(
         {
@@ -181,9 +389,12 @@ class SynthParams:
             "infrastructure": [[1.0, -1.5, 1.0]],
         },
         "Log of a large job's mean total memory: mixture [[weight, mu, sigma], ...] per class (Beaumont Table 2).",
+        by_class(MIXTURE), check=exactly(CLASS_NAMES, mixture),
     )
     job_cpu_memory_correlation: float = _f(
-        0.7, "Gaussian-copula correlation of a job's CPU and memory sizes (keeps per-task memory plausible; marginals stay Table 2's)."
+        0.7,
+        "Gaussian-copula correlation of a job's CPU and memory sizes (keeps per-task memory plausible; marginals stay Table 2's).",
+        number(-0.99, 0.99),
     )
     job_duration_quantiles: dict = _f(
         {
@@ -195,6 +406,7 @@ class SynthParams:
         },
         "Job durations [quantile, minutes] per class, log-linear between points (Beaumont Table 3); the mass above the "
         "last quantile runs the whole trace (production: 15.6%). End points (q=0, q=1) are extrapolations matching the means.",
+        by_class(QUANTILES), check=exactly(CLASS_NAMES, quantile_table()),
     )
     job_priorities: dict = _f(
         {
@@ -205,24 +417,35 @@ class SynthParams:
             "infrastructure": [[11, 1.0]],
         },
         "[priority, weight] per class (priority classes of Beaumont §1.1; weights from task_events part 1-2 of the trace).",
+        by_class(lambda c: rows(integer(enum=PRIORITY_CLASSES[c]), number(0, 1_000_000_000))),
+        check=exactly(CLASS_NAMES, weighted()),
     )
     scheduling_class_shares: list = _f(
-        [0.68, 0.10, 0.21, 0.01], "Shares of scheduling classes 0-3 (task_events parts 1-2 of the real trace)."
+        [0.68, 0.10, 0.21, 0.01], "Shares of scheduling classes 0-3 (task_events parts 1-2 of the real trace).",
+        array(number(0, 1), n=4), check=sums_to_one,
     )
-    users: int = _f(930, "Number of distinct users (the 2011 trace has about 930).")
+    users: int = _f(930, "Number of distinct users (the 2011 trace has about 930).", integer(1, 10_000_000))
     # ---- tasks of large jobs
-    task_cpu_mean: float = _f(0.027, "Mean CPU of a long task (Janus Table 1: mean total 0.27 for N=10 long tasks).")
-    task_cpu_mean_sigma: float = _f(0.8, "Log-sd across jobs of a job's per-task mean CPU (spread of means in Janus Fig 3).")
+    task_cpu_mean: float = _f(
+        0.027, "Mean CPU of a long task (Janus Table 1: mean total 0.27 for N=10 long tasks).",
+        number(1e-6, 1),
+    )
+    task_cpu_mean_sigma: float = _f(
+        0.8, "Log-sd across jobs of a job's per-task mean CPU (spread of means in Janus Fig 3).",
+        number(0, 5),
+    )
     task_balance_sigma: float = _f(
         0.15,
         "Log-sd of task means within a job (Beaumont §4.3, Fig 5: for about half the jobs the interdecile ratio of "
         "task CPU stays below 2 in 80% of windows; 0.15 alone gives a ratio of 1.5).",
+        number(0, 5),
     )
     avg_floor_share: float = _f(
         0.05,
         "Smallest 5-minute average (CPU rate) of a running large task, as a share of its mean: the per-task reshaping "
         "to Janus's CVs and skewness would clip a low tail at exactly 0 (12-23% of records; the real sample window "
         "of task_usage part 0 has 2.7% exact zeros), which makes a job's tasks look unbalanced (Beaumont Fig 5).",
+        number(0, 1),
     )
     job_common_fluctuation: float = _f(
         1.0,
@@ -230,42 +453,77 @@ class SynthParams:
         "real trace's tasks of a job move together (Beaumont §4.3: balanced load; in the sample window of "
         "task_usage part 0 the median within-job interdecile ratio of CPU is 1.34), while each task keeps Janus's "
         "per-task variability; 1 leaves each task's own law unchanged.",
+        number(0, 1),
     )
-    task_cpu_max: float = _f(0.5, "Upper bound of a task's mean CPU.")
-    max_tasks_per_job: int = _f(49983, "Most tasks in a job (Beaumont §3: the largest dominant job has 49,983).")
+    task_cpu_max: float = _f(0.5, "Upper bound of a task's mean CPU.", number(1e-4, 1))
+    max_tasks_per_job: int = _f(
+        49983, "Most tasks in a job (Beaumont §3: the largest dominant job has 49,983).",
+        integer(1, 10_000_000), scaled=True,
+    )
     # ---- small jobs and the targets they are derived from
-    short_task_share: float = _f(0.95, "Share of tasks shorter than 2 hours (Janus §3.1: 95%); sets the small-job count.")
-    dominant_alive_share: float = _f(
-        0.058, "Large jobs / alive jobs per window (Beaumont Table 1: 0.058); sets the small jobs' durations."
+    short_task_share: float = _f(
+        0.95, "Share of tasks shorter than 2 hours (Janus §3.1: 95%); sets the small-job count.",
+        number(0, 0.999),
     )
-    dominant_cpu_share: float = _f(0.947, "CPU share of large jobs per window (Beaumont Table 1: 0.947); sets small-task CPU.")
-    dominant_memory_share: float = _f(0.890, "Memory share of large jobs per window (Beaumont Table 1: 0.890).")
-    small_job_tasks_mean: float = _f(1.5, "Mean tasks per small job (1 + Poisson); 'many small jobs with 1-few tasks'.")
-    small_task_cpu_sigma: float = _f(0.5, "Log-sd of small tasks' mean CPU (no small task rivals a large job).")
+    dominant_alive_share: float = _f(
+        0.058, "Large jobs / alive jobs per window (Beaumont Table 1: 0.058); sets the small jobs' durations.",
+        number(1e-4, 1), scaled=True,
+    )
+    dominant_cpu_share: float = _f(
+        0.947, "CPU share of large jobs per window (Beaumont Table 1: 0.947); sets small-task CPU.",
+        number(1e-3, 1),
+    )
+    dominant_memory_share: float = _f(
+        0.890, "Memory share of large jobs per window (Beaumont Table 1: 0.890).",
+        number(1e-3, 1),
+    )
+    small_job_tasks_mean: float = _f(
+        1.5, "Mean tasks per small job (1 + Poisson); 'many small jobs with 1-few tasks'.",
+        number(1, 1000),
+    )
+    small_task_cpu_sigma: float = _f(
+        0.5, "Log-sd of small tasks' mean CPU (no small task rivals a large job).",
+        number(0, 3),
+    )
     small_job_duration_minutes: list = _f(
-        [1.0, 105.0], "Bounds [min, max] of small-job durations in minutes (short: fewer than 24 records, Janus §3.1)."
+        [1.0, 105.0],
+        "Bounds [min, max] of small-job durations in minutes; the max stays below 110 so a small job touches "
+        "fewer than 24 windows wherever it starts (short: fewer than 24 records, Janus §3.1).",
+        pair(number(1 / 60, lt=110)), check=increasing,
     )
     small_job_class_shares: dict = _f(
         {"gratis": 0.45, "other": 0.5, "production": 0.04, "monitoring": 0.01, "infrastructure": 0.0},
         "Class mix of small jobs.",
+        by_class(number(0, 1)), check=shares(CLASS_NAMES),
     )
     # ---- usage: variability (Janus §3.3) and shapes (Janus Fig 4)
     inst_std_line: list = _f(
-        [0.015, 0.36], "[intercept, slope] of per-task inst std vs mean over long tasks (Janus §3.3, Fig 3)."
+        [0.015, 0.36], "[intercept, slope] of per-task inst std vs mean over long tasks (Janus §3.3, Fig 3).",
+        pair(number(0, 10)),
     )
     avg_std_line: list = _f(
-        [0.010, 0.31], "[intercept, slope] of per-task avg std vs mean over long tasks (Janus §3.3, Fig 3)."
+        [0.010, 0.31], "[intercept, slope] of per-task avg std vs mean over long tasks (Janus §3.3, Fig 3).",
+        pair(number(0, 10)),
     )
     std_scatter_sigma: float = _f(
         0.25,
         "Log-sd of a task's std around the line (the spread of Janus Fig 3's heatmap). Wider scatter gives a few tasks "
         "most of a sample's variance, and sums of N tasks then stay non-Gaussian longer than Janus Table 1 shows.",
+        number(0, 3),
     )
-    inst_scatter_sigma: float = _f(0.15, "Extra log-sd of the inst std given the avg std (inst std > avg std for most tasks, Janus Fig 2).")
-    max_cv: list = _f([2.5, 6.0], "Upper bounds [avg, inst] of a task's coefficient of variation (the lines' intercepts need CV >> 1 for tiny means).")
+    inst_scatter_sigma: float = _f(
+        0.15, "Extra log-sd of the inst std given the avg std (inst std > avg std for most tasks, Janus Fig 2).",
+        number(0, 3),
+    )
+    max_cv: list = _f(
+        [2.5, 6.0],
+        "Upper bounds [avg, inst] of a task's coefficient of variation (the lines' intercepts need CV >> 1 for tiny means).",
+        pair(number(0.01, 100)),
+    )
     inst_shape_shares: dict = _f(
         {"gamma": 0.55, "zero_inflated": 0.25, "bimodal": 0.20},
         "Shape families of the inst noise S (Janus Fig 4: exponential-like/peaked, near-zero, mixed).",
+        mapping(SHAPES, number(0, 1)), check=shares(SHAPES),
     )
     inst_skew_by_cv: list = _f(
         [[0.0, -0.6], [0.6, -0.6], [1.0, 1.0], [2.0, 3.0], [3.0, 8.0]],
@@ -273,16 +531,21 @@ class SynthParams:
         "beyond the ends): busy tasks (CV <= 0.6) are peaked with a tail towards idle (they run near their limit), "
         "tasks with CV ~1 exponential-like, near-idle ones (CV >= 3) spiky (Janus Fig 4). Busy tasks carry most of a sample's "
         "variance, so sums of N tasks become Gaussian at Janus Table 1's rate (A-D rejects 49% at N = 100, 9% at 500).",
+        rows(number(0), number(-10, 100)), check=rises("CVs"),
     )
     avg_skew_by_cv: list = _f(
         [[0.0, -0.6], [0.6, -0.6], [1.0, 1.0], [2.0, 3.0], [3.0, 8.0]],
         "Largest skewness of a task's avg distribution [[CV, skewness], ...], as inst_skew_by_cv.",
+        rows(number(0), number(-10, 100)), check=rises("CVs"),
     )
     skew_margin: float = _f(
-        0.3, "Skewness a task keeps above CV − 1/CV, the least a non-negative variable with that CV can have (on/off)."
+        0.3, "Skewness a task keeps above CV − 1/CV, the least a non-negative variable with that CV can have (on/off).",
+        number(0, 10),
     )
     nonstationary_share: float = _f(
-        0.95, "Share of tasks with level shifts; chosen so the two-window K-S test rejects for ~30% of long tasks (Janus §3.4)."
+        0.95,
+        "Share of tasks with level shifts; chosen so the two-window K-S test rejects for ~30% of long tasks (Janus §3.4).",
+        number(0, 1),
     )
     level_shift_records: float = _f(
         2.75,
@@ -290,73 +553,114 @@ class SynthParams:
         "than the windows make a window's distribution a mixture of a few levels, whose K-S rejection rate "
         "hardly depends on the window length (Janus §3.4: 'results for Δ = 24 and Δ = 36 are similar'); "
         "regimes of ~10 records make it grow with Δ.",
+        number(1, 1_000_000),
     )
-    level_shift_budget: float = _f(1.0, "Share of a non-stationary task's avg variance carried by its level shifts.")
+    level_shift_budget: float = _f(
+        1.0, "Share of a non-stationary task's avg variance carried by its level shifts.",
+        number(0, 1),
+    )
     level_shift_inst_share: float = _f(
-        1.0, "Share of a non-stationary task's inst-only variance (inst beyond avg) that follows its levels."
+        1.0, "Share of a non-stationary task's inst-only variance (inst beyond avg) that follows its levels.",
+        number(0, 1),
     )
     # ---- usage: production patterns (Beaumont §5.2, Table 4)
     daily_amplitude_quantiles: list = _f(
         [[0.0, 0.006], [0.25, 0.052], [0.5, 0.268], [0.75, 0.376], [1.0, 1.075]],
         "Daily amplitude/mean of production jobs [quantile, ratio] (Beaumont Table 4).",
+        QUANTILES, check=quantile_table(full=True),
     )
     weekly_amplitude_quantiles: list = _f(
         [[0.0, 0.011], [0.25, 0.076], [0.5, 0.106], [0.75, 0.196], [1.0, 0.669]],
         "Weekly amplitude/mean (5 high days, 2 low) of production jobs (Beaumont Table 4, §5.2).",
+        QUANTILES, check=quantile_table(full=True),
     )
     hourly_amplitude_quantiles: list = _f(
         [[0.0, 0.001], [0.25, 0.004], [0.5, 0.007], [0.75, 0.009], [1.0, 1.612]],
         "Hourly amplitude/mean of production jobs (Beaumont Table 4).",
+        QUANTILES, check=quantile_table(full=True),
     )
     long_term_amplitude_quantiles: list = _f(
         [[0.0, 0.001], [0.25, 0.051], [0.5, 0.102], [0.75, 0.196], [1.0, 1.149]],
         "Long-term (period = trace length) amplitude/mean of production jobs (Beaumont Table 4).",
+        QUANTILES, check=quantile_table(full=True),
     )
     noise_ratio_quantiles: list = _f(
         [[0.0, 0.012], [0.25, 0.036], [0.5, 0.058], [0.75, 0.072], [1.0, 0.836]],
         "Residual noise of production jobs: std of the job's 5-minute CPU after its patterns, over its mean "
         "[quantile, ratio] (Beaumont Table 4: 'about 6% of the average CPU demand for a large part of the jobs').",
+        QUANTILES, check=quantile_table(full=True),
     )
     patterned_task_noise_cv: float = _f(
         0.15,
         "Largest coefficient of variation of a production task's own 5-minute noise around its job's common level; "
         "the rest of the job's noise is common to its tasks. Production tasks then follow their job's patterns "
         "(Beaumont §4.3: balanced tasks, §5.2: the job's noise is Table 4's) rather than Janus's per-task lines.",
+        number(0, 2),
     )
     daily_phase_quantiles: list = _f(
         [[0.5, 60.0], [0.9, 120.0]],
         "[quantile, degrees] of |daily phase - common phase| (Beaumont §5.2: half within 60°, 90% within 120°).",
+        rows(number(gt=0, lt=1), number(0, 180)), check=rises("quantiles", "degrees"),
     )
-    weekend_days: list = _f([5, 6], "Low days of the weekly pattern, as days since the trace start modulo 7 (Beaumont §5.2).")
+    weekend_days: list = _f(
+        [5, 6], "Low days of the weekly pattern, as days since the trace start modulo 7 (Beaumont §5.2).",
+        array(integer(0, 6), max_items=6, unique=True),
+    )
     # ---- memory (Beaumont §4.2)
     memory_shape_shares: dict = _f(
         {"flat": 0.67, "two_cluster": 0.065, "slope": 0.265},
         "Memory vs CPU per job among well-fitted jobs (Beaumont §4.2: 67% flat, 6.5% two-cluster flat, 26.5% affine).",
+        mapping(MEMORY_SHAPES, number(0, 1)), check=shares(MEMORY_SHAPES),
     )
     memory_badly_fitted_share: float = _f(
-        0.5, "Share of large jobs whose memory follows no CPU pattern (Beaumont §4.2: about half rejected as BadlyFitted)."
+        0.5,
+        "Share of large jobs whose memory follows no CPU pattern (Beaumont §4.2: about half rejected as BadlyFitted).",
+        number(0, 1),
     )
     # ---- anomalies and failures (Janus §3.1)
     all_zero_task_share: float = _f(
-        0.012, "Non-failing tasks with zero inst usage for their whole duration, as a share of all tasks (Janus §3.1: 1.2%)."
+        0.012,
+        "Non-failing tasks with zero inst usage for their whole duration, as a share of all tasks (Janus §3.1: 1.2%).",
+        number(0, 0.5),
     )
-    avg_above_one_records: int = _f(13, "Records with avg (CPU rate) > 1 while inst <= 1 (Janus §3.1: 13 in the trace).")
-    failing_task_share: float = _f(0.2, "Share of tasks with an EVICT/FAIL/KILL/LOST event (Janus §3.1 discards them).")
+    avg_above_one_records: int = _f(
+        13, "Records with avg (CPU rate) > 1 while inst <= 1 (Janus §3.1: 13 in the trace).",
+        integer(0, 1_000_000), scaled=True,
+    )
+    failing_task_share: float = _f(
+        0.2, "Share of tasks with an EVICT/FAIL/KILL/LOST event (Janus §3.1 discards them).",
+        number(0, 0.95),
+    )
     failing_event_shares: dict = _f(
         {"evict": 0.22, "fail": 0.045, "kill": 0.73, "lost": 0.005},
         "Which failing event a failing task gets (task_events part 1 of the real trace: 2500/501/8171/~0).",
+        mapping(FAILING, number(0, 1)), check=shares(FAILING),
     )
     fail_terminal_share: float = _f(
-        0.5, "Share of FAIL events after which the task is not re-submitted (KILL always ends a task; EVICT/LOST re-submit)."
+        0.5,
+        "Share of FAIL events after which the task is not re-submitted (KILL always ends a task; EVICT/LOST re-submit).",
+        number(0, 1),
     )
     request_over_usage: list = _f(
-        [2.0, 0.5], "CPU/memory request over mean usage: log-normal [median, log-sd] per job (Borg requests exceed usage)."
+        [2.0, 0.5],
+        "CPU/memory request over mean usage: log-normal [median, log-sd] per job (Borg requests exceed usage).",
+        pair(number(gt=0, hi=100), number(0, 100)),
+    )
+
+    # ------------------------------------------------------------------ rules between fields
+
+    RULES: ClassVar[tuple[Rule, ...]] = (
+        Rule(
+            "all_zero_task_share",
+            lambda p: p.all_zero_task_share <= 1 - p.failing_task_share,
+            "must not exceed the share of non-failing tasks (1 - failing_task_share)",
+        ),
     )
 
     # ------------------------------------------------------------------ construction
 
     @classmethod
-    def from_dict(cls, d: dict | None) -> "SynthParams":
+    def from_dict(cls, d: dict | None) -> SynthParams:
         """Parameters from the ``synthetic`` config section (a plain dict).
 
         Unknown keys, wrong types and out-of-range values raise ``ValueError``
@@ -396,7 +700,7 @@ class SynthParams:
     @property
     def windows(self) -> int:
         """Number of 5-minute windows in the trace."""
-        return max(1, int(round(self.days * _WINDOWS_PER_DAY)))
+        return max(1, round(self.days * _WINDOWS_PER_DAY))
 
     @property
     def end_us(self) -> int:
@@ -405,237 +709,40 @@ class SynthParams:
 
     # ------------------------------------------------------------------ validation
 
-    def validate(self) -> None:
-        """Raise ``ValueError`` naming the first invalid parameter (in field order, one group of fields at a time)."""
-        for check in (_check_machines, _check_jobs, _check_usage, _check_memory_and_failures):
-            check(self)
-
     def __post_init__(self) -> None:
-        self.validate()
+        """Raise ``ValueError`` naming the first invalid parameter: each field in order, then :attr:`RULES`."""
+        for f in dataclasses.fields(self):
+            _check_field(f, getattr(self, f.name))
+        for rule in self.RULES:
+            if not rule.holds(self):
+                raise _bad(rule.key, rule.message)
 
 
-# ---------------------------------------------------------------------------- validation by group
+# ---------------------------------------------------------------------------- generic validation
+
+_VALIDATORS: dict[str, jsonschema.Draft202012Validator] = {}
 
 
-def _check_machines(p: SynthParams) -> None:
-    """Extent, machines and removals (Reiss Table 1, Beaumont §6 and Fig 7)."""
-    _number(p, "days", lo=1 / 24, hi=3650)
-    _number(p, "machines", lo=1, hi=10_000_000, integer=True)
-    _rows(p, "machine_types", 4, check=_machine_type_row)
-    _number(p, "machine_failure_rate", lo=0, hi=0.1)
-    _number(p, "removal_dispersion", lo=1.0, hi=100.0)
-    _number(p, "maintenance_windows_per_day", lo=0, hi=288)
-    _rows(p, "maintenance_burst_sizes", 2, check=lambda r: r[0] >= 1 and r[1] >= 0 and float(r[0]).is_integer())
-    if sum(r[1] for r in p.maintenance_burst_sizes) <= 0:
-        raise ValueError("synthetic.maintenance_burst_sizes: the window counts must not all be 0")
-    _quantile_table(p.removal_duration_quantiles, "removal_duration_quantiles")
-    _number(p, "mass_removal_events", lo=0, hi=100, integer=True)
-    _number(p, "mass_removal_share", lo=0, hi=1)
-    _number(p, "mass_removal_batches", lo=1, hi=100_000, integer=True)
-    _number(p, "mass_removal_interval_s", lo=0, hi=3600)
-    _number(p, "mass_removal_down_s", lo=0, hi=86400)
-    _number(p, "mass_removal_readd_spread_s", lo=0.001, hi=3600)
-    _number(p, "flapping_events", lo=0, hi=100, integer=True)
-    _number(p, "flapping_share", lo=0, hi=1)
-    _number(p, "flapping_cycles", lo=1, hi=1000, integer=True)
-    _pair(p.flapping_down_minutes, "flapping_down_minutes", lo=1 / 60, hi=1440, increasing=True)
-    _pair(p.flapping_up_minutes, "flapping_up_minutes", lo=1 / 60, hi=1440, increasing=True)
-    _number(p, "flapping_readd_spread_s", lo=0.001, hi=3600)
+def _check_field(f: dataclasses.Field, value: Any) -> None:
+    """``value`` of field ``f`` against the field's schema fragment, then finite numbers, then its check."""
+    validator = _VALIDATORS.get(f.name)
+    if validator is None:
+        validator = _VALIDATORS[f.name] = jsonschema.Draft202012Validator(f.metadata["schema"])
+    error = jsonschema.exceptions.best_match(validator.iter_errors(value))
+    if error is not None:
+        where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path)
+        raise _bad(f.name + where, error.message)
+    _finite(value, f.name)
+    if f.metadata["check"] is not None:
+        f.metadata["check"](value, f.name)
 
 
-def _check_jobs(p: SynthParams) -> None:
-    """Large jobs (Beaumont Tables 2-3), their tasks, and the small jobs (Beaumont Table 1, Janus §3.1)."""
-    _per_class(p, "large_jobs_per_day", lambda k, v: _num(v, f"large_jobs_per_day.{k}", 0, 1e7))
-    _number(p, "job_size_scale", lo=1e-9, hi=1e6)
-    _per_class(p, "job_cpu_lognormal", lambda k, v: _mixture(v, f"job_cpu_lognormal.{k}"))
-    _per_class(p, "job_memory_lognormal", lambda k, v: _mixture(v, f"job_memory_lognormal.{k}"))
-    _number(p, "job_cpu_memory_correlation", lo=-0.99, hi=0.99)
-    _per_class(p, "job_duration_quantiles", lambda k, v: _quantile_table(v, f"job_duration_quantiles.{k}"))
-    _per_class(p, "job_priorities", lambda k, v: _priorities(v, k))
-    _shares(p.scheduling_class_shares, "scheduling_class_shares", 4)
-    _number(p, "users", lo=1, hi=10_000_000, integer=True)
-    _number(p, "task_cpu_mean", lo=1e-6, hi=1)
-    _number(p, "task_cpu_mean_sigma", lo=0, hi=5)
-    _number(p, "task_balance_sigma", lo=0, hi=5)
-    _number(p, "job_common_fluctuation", lo=0, hi=1)
-    _number(p, "avg_floor_share", lo=0, hi=1)
-    _number(p, "task_cpu_max", lo=1e-4, hi=1)
-    _number(p, "max_tasks_per_job", lo=1, hi=10_000_000, integer=True)
-    _number(p, "short_task_share", lo=0, hi=0.999)
-    _number(p, "dominant_alive_share", lo=1e-4, hi=1)
-    _number(p, "dominant_cpu_share", lo=1e-3, hi=1)
-    _number(p, "dominant_memory_share", lo=1e-3, hi=1)
-    _number(p, "small_job_tasks_mean", lo=1, hi=1000)
-    _number(p, "small_task_cpu_sigma", lo=0, hi=3)
-    _pair(p.small_job_duration_minutes, "small_job_duration_minutes", lo=1 / 60, hi=1e6, increasing=True)
-    if p.small_job_duration_minutes[1] >= 110:
-        raise ValueError("synthetic.small_job_duration_minutes: small jobs must touch fewer than 24 windows (< 110 min)")
-    _share_dict(p.small_job_class_shares, "small_job_class_shares", CLASS_NAMES)
-
-
-def _check_usage(p: SynthParams) -> None:
-    """Usage variability (Janus §3.3, Fig 3-4), level shifts (Janus §3.4) and production patterns (Beaumont Table 4)."""
-    _pair(p.inst_std_line, "inst_std_line", lo=0, hi=10)
-    _pair(p.avg_std_line, "avg_std_line", lo=0, hi=10)
-    _number(p, "std_scatter_sigma", lo=0, hi=3)
-    _number(p, "inst_scatter_sigma", lo=0, hi=3)
-    _pair(p.max_cv, "max_cv", lo=0.01, hi=100)
-    _share_dict(p.inst_shape_shares, "inst_shape_shares", SHAPES)
-    for key in ("inst_skew_by_cv", "avg_skew_by_cv"):
-        _rows(p, key, 2, check=lambda r: all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in r)
-              and r[0] >= 0 and -10 <= r[1] <= 100)
-        cvs = [r[0] for r in getattr(p, key)]
-        if any(b <= a for a, b in zip(cvs, cvs[1:])):
-            raise ValueError(f"synthetic.{key}: the CVs must increase")
-    _number(p, "skew_margin", lo=0, hi=10)
-    _number(p, "nonstationary_share", lo=0, hi=1)
-    _number(p, "level_shift_records", lo=1, hi=1e6)
-    _number(p, "level_shift_budget", lo=0, hi=1)
-    for name in ("daily", "weekly", "hourly", "long_term"):
-        _quantile_table(getattr(p, f"{name}_amplitude_quantiles"), f"{name}_amplitude_quantiles", full=True)
-    _quantile_table(p.noise_ratio_quantiles, "noise_ratio_quantiles", full=True)
-    _number(p, "patterned_task_noise_cv", lo=0, hi=2)
-    _rows(p, "daily_phase_quantiles", 2, check=lambda r: 0 < r[0] < 1 and 0 <= r[1] <= 180)
-    ph = p.daily_phase_quantiles
-    if any(b[0] <= a[0] or b[1] < a[1] for a, b in zip(ph, ph[1:])):
-        raise ValueError("synthetic.daily_phase_quantiles: quantiles and degrees must increase")
-    if not isinstance(p.weekend_days, list) or any(
-        not isinstance(x, int) or isinstance(x, bool) or not 0 <= x <= 6 for x in p.weekend_days
-    ) or len(set(p.weekend_days)) != len(p.weekend_days) or len(p.weekend_days) >= 7:
-        raise ValueError("synthetic.weekend_days: a list of distinct integers 0-6 (fewer than 7)")
-
-
-def _check_memory_and_failures(p: SynthParams) -> None:
-    """Memory (Beaumont §4.2), anomalies and failures (Janus §3.1), requests."""
-    _share_dict(p.memory_shape_shares, "memory_shape_shares", MEMORY_SHAPES)
-    _number(p, "memory_badly_fitted_share", lo=0, hi=1)
-    _number(p, "all_zero_task_share", lo=0, hi=0.5)
-    if p.all_zero_task_share > 1 - p.failing_task_share:
-        raise ValueError("synthetic.all_zero_task_share: must not exceed the share of non-failing tasks")
-    _number(p, "avg_above_one_records", lo=0, hi=1_000_000, integer=True)
-    _number(p, "failing_task_share", lo=0, hi=0.95)
-    _share_dict(p.failing_event_shares, "failing_event_shares", FAILING)
-    _number(p, "fail_terminal_share", lo=0, hi=1)
-    _pair(p.request_over_usage, "request_over_usage", lo=0, hi=100)
-    if p.request_over_usage[0] <= 0:
-        raise ValueError("synthetic.request_over_usage: the median must be > 0")
-
-
-# ---------------------------------------------------------------------------- validators
-
-
-def _bad(key: str, msg: str) -> ValueError:
-    return ValueError(f"synthetic.{key}: {msg}")
-
-
-def _num(v: Any, key: str, lo: float, hi: float, integer: bool = False) -> float:
-    if isinstance(v, bool) or not isinstance(v, (int, float)) or (integer and not float(v).is_integer()):
-        raise _bad(key, f"expected {'an integer' if integer else 'a number'}, got {v!r}")
-    if not math.isfinite(v) or not lo <= v <= hi:
-        raise _bad(key, f"{v!r} is out of range [{lo}, {hi}]")
-    return float(v)
-
-
-def _number(p: SynthParams, key: str, lo: float, hi: float, integer: bool = False) -> None:
-    _num(getattr(p, key), key, lo, hi, integer)
-
-
-def _pair(v: Any, key: str, lo: float, hi: float, increasing: bool = False) -> None:
-    if not isinstance(v, (list, tuple)) or len(v) != 2:
-        raise _bad(key, f"expected a list of 2 numbers, got {v!r}")
-    a, b = (_num(x, key, lo, hi) for x in v)
-    if increasing and not a < b:
-        raise _bad(key, "the first value must be below the second")
-
-
-def _rows(p: SynthParams, key: str, width: int, check) -> None:
-    v = getattr(p, key)
-    if not isinstance(v, (list, tuple)) or not v:
-        raise _bad(key, "expected a non-empty list of rows")
-    for row in v:
-        if not isinstance(row, (list, tuple)) or len(row) != width:
-            raise _bad(key, f"every row needs {width} values, got {row!r}")
-        try:
-            ok = check(row)
-        except TypeError:
-            ok = False
-        if not ok:
-            raise _bad(key, f"invalid row {row!r}")
-
-
-def _machine_type_row(r: list) -> bool:
-    return (
-        isinstance(r[1], str)
-        and r[1] != ""
-        and all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in (r[0], r[2], r[3]))
-        and r[0] >= 0
-        and 0 < r[2] <= 1
-        and 0 < r[3] <= 1
-    )
-
-
-def _quantile_table(v: Any, key: str, full: bool = False) -> None:
-    """[[quantile, value], ...] starting at quantile 0, both increasing, values > 0."""
-    if not isinstance(v, (list, tuple)) or len(v) < 2:
-        raise _bad(key, "expected a list of at least 2 [quantile, value] rows")
-    qs, xs = [], []
-    for row in v:
-        if not isinstance(row, (list, tuple)) or len(row) != 2:
-            raise _bad(key, f"every row is [quantile, value], got {row!r}")
-        qs.append(_num(row[0], key, 0, 1))
-        xs.append(_num(row[1], key, 1e-12, 1e12))
-    if qs[0] != 0:
-        raise _bad(key, "the first quantile must be 0")
-    if full and qs[-1] != 1:
-        raise _bad(key, "the last quantile must be 1")
-    if any(b <= a for a, b in zip(qs, qs[1:])) or any(b < a for a, b in zip(xs, xs[1:])):
-        raise _bad(key, "quantiles must increase strictly and values must not decrease")
-
-
-def _mixture(v: Any, key: str) -> None:
-    if not isinstance(v, (list, tuple)) or not v:
-        raise _bad(key, "expected a list of [weight, mu, sigma] components")
-    for row in v:
-        if not isinstance(row, (list, tuple)) or len(row) != 3:
-            raise _bad(key, f"every component is [weight, mu, sigma], got {row!r}")
-        _num(row[0], key, 0, 1)
-        _num(row[1], key, -50, 50)
-        _num(row[2], key, 1e-6, 20)
-    if abs(sum(r[0] for r in v) - 1) > 1e-6:
-        raise _bad(key, "component weights must sum to 1")
-
-
-def _priorities(v: Any, cls: str) -> None:
-    key = f"job_priorities.{cls}"
-    if not isinstance(v, (list, tuple)) or not v:
-        raise _bad(key, "expected a list of [priority, weight] rows")
-    for row in v:
-        if not isinstance(row, (list, tuple)) or len(row) != 2 or row[0] not in PRIORITY_CLASSES[cls] or isinstance(row[0], bool):
-            raise _bad(key, f"priority of class {cls} must be one of {PRIORITY_CLASSES[cls]}, got {row!r}")
-        _num(row[1], key, 0, 1e9)
-    if sum(r[1] for r in v) <= 0:
-        raise _bad(key, "weights must not all be 0")
-
-
-def _per_class(p: SynthParams, key: str, check) -> None:
-    v = getattr(p, key)
-    if not isinstance(v, dict) or set(v) != set(CLASS_NAMES):
-        raise _bad(key, f"expected a mapping with the classes {', '.join(CLASS_NAMES)}")
-    for k in CLASS_NAMES:
-        check(k, v[k])
-
-
-def _shares(v: Any, key: str, n: int) -> None:
-    if not isinstance(v, (list, tuple)) or len(v) != n:
-        raise _bad(key, f"expected {n} shares")
-    xs = [_num(x, key, 0, 1) for x in v]
-    if abs(sum(xs) - 1) > 1e-6:
-        raise _bad(key, "shares must sum to 1")
-
-
-def _share_dict(v: Any, key: str, names: tuple[str, ...]) -> None:
-    if not isinstance(v, dict) or set(v) != set(names):
-        raise _bad(key, f"expected a mapping with the keys {', '.join(names)}")
-    xs = [_num(v[k], f"{key}.{k}", 0, 1) for k in names]
-    if abs(sum(xs) - 1) > 1e-6:
-        raise _bad(key, "shares must sum to 1")
+def _finite(v: Any, key: str) -> None:
+    """No NaN or infinity anywhere in ``v`` (JSON schema bounds let NaN through)."""
+    if isinstance(v, float) and not math.isfinite(v):
+        raise _bad(key, f"{v!r} is not a finite number")
+    if isinstance(v, dict):
+        v = list(v.values())
+    if isinstance(v, list):
+        for x in v:
+            _finite(x, key)
