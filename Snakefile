@@ -17,18 +17,18 @@ report: "workflow/report/workflow.rst"
 
 include: "workflow/rules/common.smk"
 include: "workflow/rules/resume.smk"
-include: "workflow/rules/trace.smk"
-include: "workflow/rules/mapreduce.smk"
-include: "workflow/rules/realizations.smk"
-include: "workflow/rules/notebooks.smk"
-include: "workflow/rules/characterise.smk"
-include: "workflow/rules/packing.smk"
-include: "workflow/rules/admission.smk"
-include: "workflow/rules/placement.smk"
-include: "workflow/rules/jobs.smk"
-include: "workflow/rules/cpumem.smk"
-include: "workflow/rules/periodicity.smk"
-include: "workflow/rules/failures.smk"
+
+
+# The stages in the order of the papers (the summary's sections follow it); a new
+# workflow/rules/<stage>.smk is included after them without a line here.
+STAGES = ["trace", "mapreduce", "realizations", "notebooks", "characterise", "packing", "admission",
+          "placement", "jobs", "cpumem", "periodicity", "failures"]
+_found = sorted(p.stem for p in (Path(workflow.basedir) / "workflow/rules").glob("*.smk"))
+for _stage in STAGES + [s for s in _found if s not in STAGES + ["common", "resume", "summary"]]:
+
+    include: f"workflow/rules/{_stage}.smk"
+
+
 include: "workflow/rules/summary.smk"
 
 

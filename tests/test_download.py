@@ -34,7 +34,7 @@ from colocate.trace.download import (
     verify_tree,
 )
 
-SCRIPT = Path(__file__).resolve().parents[1] / "workflow" / "scripts" / "download_trace.py"
+SCRIPT = Path(__file__).resolve().parents[1] / "workflow" / "scripts" / "trace_download.py"
 
 SHARD = "task_usage/part-00001-of-00500.csv.gz"
 FILES = {  # relative path -> size of the random payload before gzip

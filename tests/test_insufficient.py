@@ -9,10 +9,10 @@ import polars as pl
 import pytest
 
 from colocate import insufficient
-from colocate.report import summary
 from colocate.figures import insufficient_data_figure
 from colocate.insufficient import InsufficientData, Status
 from colocate.prep.tasks import long_tasks_status
+from colocate.report import summary
 
 LOG = logging.getLogger("test")
 STATUS = Status("Janus Fig 4", "3 long tasks, fewer than k = 16", "at least 16 long tasks")
@@ -63,9 +63,11 @@ def test_a_status_names_the_analysis_that_found_the_data_lacking():
 
 def test_lacking_data_in_the_body_writes_every_output_as_its_status(tmp_path):
     outputs = [tmp_path / "t.csv", tmp_path / "f.png"]
-    with insufficient.outputs_or_reason([], outputs, "my analysis", LOG):
+    def body():
         insufficient.require(True, "never", "never")
         insufficient.require(False, "only one arrival instant", "task_usage over more than one window")
+
+    insufficient.run_or_reason(body, [], outputs, "my analysis", LOG)
     got = insufficient.read_status(outputs[0])
     assert got == Status("my analysis", "only one arrival instant", "task_usage over more than one window")
     assert got.origin == "my analysis"
@@ -77,18 +79,18 @@ def test_an_upstream_status_ends_the_job_cleanly_naming_it(tmp_path):
     insufficient.write_status([upstream], STATUS)
     out = tmp_path / "table.csv"
     ran = []
-    with pytest.raises(SystemExit) as exit_:
-        with insufficient.outputs_or_reason({"long": str(upstream)}, [out], "downstream", LOG):
-            ran.append(1)
-    assert exit_.value.code == 0 and not ran
+    insufficient.run_or_reason(lambda: ran.append(1), {"long": str(upstream)}, [out], "downstream", LOG)
+    assert not ran
     assert insufficient.read_status(out) == Status("downstream", STATUS.reason, STATUS.needs, origin=STATUS.analysis)
 
 
 def test_bad_input_is_still_an_error_and_writes_nothing(tmp_path):
     out = tmp_path / "t.csv"
+    def body():
+        raise KeyError("column")
+
     with pytest.raises(KeyError):
-        with insufficient.outputs_or_reason([], [out], "x", LOG):
-            raise KeyError("column")
+        insufficient.run_or_reason(body, [], [out], "x", LOG)
     assert not out.exists()
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import shutil
 import tomllib
 from pathlib import Path
 
@@ -87,3 +88,61 @@ def test_yaml_files_have_no_duplicate_keys():
     assert REPO / "profiles" / "default" / "config.yaml" in paths
     for path in paths:
         yaml.load(path.read_text(), Loader=_NoDuplicates)
+
+
+HELLO_RULES = '''
+TARGETS.append((("machine_events",), [f"{RESULTS}/tables/hello.csv"]))
+
+
+rule hello:
+    output:
+        f"{RESULTS}/tables/hello.csv",
+    params:
+        greeting=config["hello"]["greeting"],
+    log:
+        f"{RESULTS}/logs/hello.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/hello.tsv"
+    threads: 1
+    resources:
+        mem_mb=100,
+        runtime=1,
+    conda:
+        "../../environment.yml"
+    shell:
+        "echo {params.greeting} > {output} 2> {log}"
+'''
+HELLO_SCHEMA = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "description": "A stage added by a test.",
+    "type": "object",
+    "default": {},
+    "additionalProperties": False,
+    "properties": {"greeting": {"type": "string", "default": "hello from a new stage"}},
+}
+
+
+def test_a_new_stage_needs_no_include_line_and_no_schema_reference(tmp_path):
+    """rules/<stage>.smk is included and schemas/<stage>.schema.yaml is its config section, found by name."""
+    import subprocess
+    import sys
+
+    work = tmp_path / "repo"
+    (work / "workflow").mkdir(parents=True)
+    for child in (REPO / "workflow").iterdir():
+        if child.name in ("rules", "schemas"):
+            shutil.copytree(child, work / "workflow" / child.name)
+        elif child.name != "__pycache__":
+            (work / "workflow" / child.name).symlink_to(child, target_is_directory=child.is_dir())
+    for name in ("Snakefile", "config.yaml", "environment.yml"):
+        shutil.copy(REPO / name, work / name)
+    (work / "notebooks").symlink_to(REPO / "notebooks", target_is_directory=True)
+    (work / "workflow/rules/hello.smk").write_text(HELLO_RULES)
+    (work / "workflow/schemas/hello.schema.yaml").write_text(yaml.safe_dump(HELLO_SCHEMA, allow_unicode=True))
+    run = [sys.executable, "-m", "snakemake", "-s", str(work / "Snakefile"), "-d", str(work), "--cores", "1",
+           "--config", "scale=tiny"]
+    res = subprocess.run([*run, "-n", "--quiet", "rules"], capture_output=True, text=True, cwd=work, check=False)
+    assert res.returncode == 0, (res.stdout + res.stderr)[-3000:]
+    assert re.search(r"^hello\s+1\s*$", res.stdout, re.M), res.stdout[-2000:]
+    bad = subprocess.run([*run, 'hello={"greeting": [1]}', "-n"], capture_output=True, text=True, cwd=work, check=False)
+    assert bad.returncode != 0 and "config key hello.greeting" in bad.stdout + bad.stderr

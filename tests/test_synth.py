@@ -13,9 +13,7 @@ import difflib
 import hashlib
 import math
 import re
-import runpy
 from pathlib import Path
-from types import SimpleNamespace
 
 import numpy as np
 import polars as pl
@@ -24,13 +22,11 @@ import statsmodels.api as sm
 import yaml
 from scipy import stats
 
-from wfutil import TINY
-
-from colocate import trace
+from colocate import rulescript, trace
 from colocate.prep import tasks
-from colocate.trace import synth
+from colocate.trace import TRACE_START_US, WINDOW_US, synth
 from colocate.trace.synth import usage as synth_usage
-from colocate.trace import TRACE_START_US, WINDOW_US
+from wfutil import TINY
 
 SEED = 11
 KEY = ["job_id", "task_index"]
@@ -777,14 +773,12 @@ def test_split_shards_cuts_equal_time_ranges(params, tiny):
 def _run_script(tmp_path: Path, model: dict, seed: int = 3) -> Path:
     root = tmp_path / "resources/trace/synthetic"
     tmp_path.mkdir(parents=True, exist_ok=True)
-    sm = SimpleNamespace(
-        params=SimpleNamespace(model=model, seed=seed, shards={"task_usage": 3, "task_events": 2, "job_events": 1, "machine_events": 1}),
-        output=SimpleNamespace(manifest=str(root / "SHA256SUM"), schema=str(root / "schema.csv")),
-        log=[str(tmp_path / "synth.log")],
-        threads=2,
+    script = rulescript.load(Path(__file__).resolve().parents[1] / "workflow/scripts/trace_synthesize.py")
+    rulescript.call(
+        script, inputs=[], outputs={"manifest": root / "SHA256SUM", "schema": root / "schema.csv"},
+        params={"model": model, "seed": seed, "shards": {"task_usage": 3, "task_events": 2, "job_events": 1, "machine_events": 1}},
+        log=tmp_path / "synth.log", threads=2,
     )
-    script = Path(__file__).resolve().parents[1] / "workflow/scripts/synthesize_trace.py"
-    runpy.run_path(str(script), init_globals={"snakemake": sm}, run_name="__main__")
     return root
 
 

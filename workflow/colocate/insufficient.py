@@ -2,8 +2,9 @@
 
 An analysis that cannot run on the trace it was given (no long tasks, fewer tasks than k, a single
 arrival instant, too short a span for a daily period…) raises :class:`InsufficientData` with the reason
-and what it would need. Its rule script wraps its body in :func:`outputs_or_reason`, which then writes
-every output as a *status output* that states the reason:
+and what it would need. Its rule script names the analysis (``ANALYSIS``), and the shim
+(:func:`colocate.rulescript.run`) runs its ``main`` in :func:`run_or_reason`, which then writes every
+output as a *status output* that states the reason:
 
 - a table (``.csv``) or an intermediate (``.parquet``) holds one row ``status, analysis, reason, needs``
   (the Parquet file also carries the status in its key-value metadata);
@@ -16,12 +17,10 @@ reason, so the whole DAG completes and ``summary.md`` lists every skipped analys
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
 import os
-import sys
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -148,21 +147,21 @@ def upstream_status(paths: Iterable[str | os.PathLike]) -> Status | None:
     return None
 
 
-@contextlib.contextmanager
-def outputs_or_reason(inputs: Iterable, outputs: Iterable, analysis: str, log: logging.Logger) -> Iterator[None]:
+def run_or_reason(body: Callable[[], None], inputs: Iterable, outputs: Iterable, analysis: str,
+                  log: logging.Logger) -> None:
     """Run a rule script's body; when data is lacking, write its outputs as status outputs instead.
 
-    On entry, an input that is itself a status output ends the job at once (exit 0) with the upstream
-    reason; an :class:`InsufficientData` raised by the body is caught and its reason written. Any other
-    error propagates: bad input is still an error.
+    An input that is itself a status output skips the body and passes the upstream reason on; an
+    :class:`InsufficientData` raised by the body is caught and its reason written. Any other error
+    propagates: bad input is still an error. (:func:`colocate.rulescript.run` calls this.)
     """
     outputs = [str(o) for o in outputs]
     upstream = upstream_status(str(i) for i in _flatten(inputs))
     if upstream is not None:
         _give_up(outputs, upstream.downstream(analysis), log)
-        sys.exit(0)
+        return
     try:
-        yield
+        body()
     except InsufficientData as exc:
         _give_up(outputs, Status.of(exc, analysis), log)
 

@@ -14,18 +14,18 @@ rule admission_control:
         utilisation=f"{RESULTS}/admission/utilisation.parquet",
         table=report(
             f"{RESULTS}/tables/admission.csv",
-            caption="../report/packing_admission_table.rst",
+            caption="../report/admission_table.rst",
             category="Admission control (Unuvar et al.)",
         ),
         summary=f"{RESULTS}/summary/admission.csv",
     params:
-        arrivals=PK["admission"]["arrivals"],
-        mean_running=PK["admission"]["mean_running"],
-        threshold=PK["admission"]["threshold"],
-        eps=PK["admission"]["eps"],
-        peak_utilisation=PK["admission"]["peak_utilisation"],
-        peak_quantile=PK["admission"]["peak_quantile"],
-        seed=PK["admission"]["seed"],
+        arrivals=config["packing"]["admission"]["arrivals"],
+        mean_running=config["packing"]["admission"]["mean_running"],
+        threshold=config["packing"]["admission"]["threshold"],
+        eps=config["packing"]["admission"]["eps"],
+        peak_utilisation=config["packing"]["admission"]["peak_utilisation"],
+        peak_quantile=config["packing"]["admission"]["peak_quantile"],
+        seed=config["packing"]["admission"]["seed"],
         code=code_digest("insufficient", "scheduling.admission", "report.summary", "io"),
     log:
         f"{RESULTS}/logs/admission_control.log",
@@ -34,12 +34,12 @@ rule admission_control:
     threads: 1
     resources:
         # one entry (step, arrival, usage, draw indices) per task-step: arrivals × mean lifetime × ~60 bytes
-        mem_mb=lambda wc: 1500 + PK["admission"]["arrivals"] * 60 * 1000 // 2**20,
+        mem_mb=lambda wc: 1500 + config["packing"]["admission"]["arrivals"] * 60 * 1000 // 2**20,
         runtime=30,
     conda:
         "../../environment.yml"
     script:
-        "../scripts/packing_admission.py"
+        "../scripts/admission_run.py"
 
 
 rule admission_figure:
@@ -48,12 +48,12 @@ rule admission_figure:
     output:
         report(
             f"{RESULTS}/figures/admission_fig9_utilisation.png",
-            caption="../report/packing_admission_fig9.rst",
+            caption="../report/admission_fig9.rst",
             category="Admission control (Unuvar et al.)",
         ),
     params:
         eps=0.01,
-        threshold=PK["admission"]["threshold"],
+        threshold=config["packing"]["admission"]["threshold"],
         code=code_digest("insufficient", "figures/packing"),
     log:
         f"{RESULTS}/logs/admission_figure.log",
@@ -66,4 +66,4 @@ rule admission_figure:
     conda:
         "../../environment.yml"
     script:
-        "../scripts/packing_admission_figure.py"
+        "../scripts/admission_figure.py"

@@ -162,7 +162,7 @@ def plugin_digest(*specs):
     h = hashlib.sha256()
     for spec in plugins:
         h.update(Path(inspect.getsourcefile(importlib.import_module(spec.partition(":")[0]))).read_bytes())
-    return "+" + h.hexdigest()[:16] if plugins else ""
+    return f"+{h.hexdigest()[:16]}" if plugins else ""
 
 
 def synthetic_shard_counts():

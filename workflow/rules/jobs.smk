@@ -44,7 +44,7 @@ rule map_job_events:
     conda:
         "../../environment.yml"
     script:
-        "../scripts/map_job_events.py"
+        "../scripts/jobs_map_events.py"
 
 
 rule job_table:
@@ -68,7 +68,7 @@ rule job_table:
     conda:
         "../../environment.yml"
     script:
-        "../scripts/job_table.py"
+        "../scripts/jobs_table.py"
 
 
 rule dominant_jobs:
@@ -96,7 +96,7 @@ rule dominant_jobs:
     conda:
         "../../environment.yml"
     script:
-        "../scripts/dominant_jobs.py"
+        "../scripts/jobs_dominant.py"
 
 
 rule jobs_dominant_table:

@@ -31,7 +31,7 @@ rule map_task_events:
     conda:
         "../../environment.yml"
     script:
-        "../scripts/map_task_events.py"
+        "../scripts/mapreduce_map_task_events.py"
 
 
 rule map_task_usage:
@@ -60,7 +60,7 @@ rule map_task_usage:
     conda:
         "../../environment.yml"
     script:
-        "../scripts/map_task_usage.py"
+        "../scripts/mapreduce_map_task_usage.py"
 
 
 rule reduce_bucket:
@@ -75,6 +75,7 @@ rule reduce_bucket:
     wildcard_constraints:
         bucket=r"\d+",
     params:
+        bucket=lambda wc: int(wc.bucket),
         long_min_records=config["mapreduce"]["long_min_records"],
         code=code_digest("prep.mapreduce", "prep.tasks", "io"),
     log:
@@ -89,7 +90,7 @@ rule reduce_bucket:
     conda:
         "../../environment.yml"
     script:
-        "../scripts/reduce_bucket.py"
+        "../scripts/mapreduce_reduce_bucket.py"
 
 
 rule collect_tasks:
@@ -120,4 +121,4 @@ rule collect_tasks:
     conda:
         "../../environment.yml"
     script:
-        "../scripts/collect_tasks.py"
+        "../scripts/mapreduce_collect_tasks.py"

@@ -55,6 +55,7 @@ rule placement_run:
     params:
         experiment=PLACEMENT_PARAMS,
         specs=PLACEMENT_SPECS,
+        replicate=lambda wc: int(wc.replicate),
         seed=PLACEMENT_CFG["seed"],
         alpha=PLACEMENT_CFG["alpha"],
         optimiser=PLACEMENT_CFG["optimiser"],

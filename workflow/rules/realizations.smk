@@ -31,4 +31,4 @@ rule sample_realizations:
     conda:
         "../../environment.yml"
     script:
-        "../scripts/sample_realizations.py"
+        "../scripts/realizations_sample.py"

@@ -26,7 +26,7 @@ if SOURCE == "synthetic":
         conda:
             "../../environment.yml"
         script:
-            "../scripts/synthesize_trace.py"
+            "../scripts/trace_synthesize.py"
 
 
 rule download_manifest:
@@ -48,7 +48,7 @@ rule download_manifest:
     conda:
         "../../environment.yml"
     script:
-        "../scripts/download_trace.py"
+        "../scripts/trace_download.py"
 
 
 rule download_trace:
@@ -75,7 +75,7 @@ rule download_trace:
     conda:
         "../../environment.yml"
     script:
-        "../scripts/download_trace.py"
+        "../scripts/trace_download.py"
 
 
 rule verify_local_trace:
@@ -100,4 +100,4 @@ rule verify_local_trace:
     conda:
         "../../environment.yml"
     script:
-        "../scripts/verify_local_trace.py"
+        "../scripts/trace_verify.py"

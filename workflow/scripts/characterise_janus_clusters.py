@@ -3,22 +3,28 @@ import numpy as np
 import polars as pl
 from threadpoolctl import threadpool_limits
 
-from colocate import insufficient, io, logs
+from colocate import io, rulescript
 from colocate.analysis import characterise as ch
 from colocate.figures import characterise as figs
 
-log = logs.to_file(snakemake.log[0])
-with insufficient.outputs_or_reason(snakemake.input, snakemake.output, "Janus Fig 4, k-means of usage histograms (§3.5)", log):
-    p = snakemake.params
-    long = pl.read_parquet(snakemake.input.long, columns=["job_id", "task_index", "inst_hist"])
+ANALYSIS = "Janus Fig 4, k-means of usage histograms (§3.5)"
+
+
+def main(inputs, outputs, params, log, threads=1):
+    p = params
+    long = pl.read_parquet(inputs.long, columns=["job_id", "task_index", "inst_hist"])
     hist = ch.hist_matrix(long)
-    with threadpool_limits(snakemake.threads):
+    with threadpool_limits(threads):
         labels, centroids, inertia = ch.kmeans_histograms(hist, p.k, p.seed, p.n_init)
     shares = ch.cluster_shares(labels, p.k)
-    io.write_parquet(long.select("job_id", "task_index").with_columns(cluster=labels), snakemake.output.clusters)
-    shares.write_csv(snakemake.output.shares)
+    io.write_parquet(long.select("job_id", "task_index").with_columns(cluster=labels), outputs.clusters)
+    shares.write_csv(outputs.shares)
     k, bins = centroids.shape
     pl.DataFrame({"cluster": np.repeat(np.arange(k), bins), "bin_low": np.tile(np.arange(bins) / bins, k),
-                  "share": centroids.ravel()}).write_csv(snakemake.output.centroids)
-    figs.janus_fig4_centroids(centroids, shares).savefig(snakemake.output.figure, dpi=150)
+                  "share": centroids.ravel()}).write_csv(outputs.centroids)
+    figs.janus_fig4_centroids(centroids, shares).savefig(outputs.figure, dpi=150)
     log.info("%d tasks, k=%d, inertia %.4g; shares %s", hist.shape[0], p.k, inertia, shares["share"].round(4).to_list())
+
+
+if __name__ == "__main__":
+    rulescript.run(main, snakemake, ANALYSIS)  # noqa: F821 (injected by Snakemake)

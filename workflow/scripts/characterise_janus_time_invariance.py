@@ -1,15 +1,17 @@
 """§3.4 time invariance (Janus & Rzadca): K-S test of two random windows of Δ records per long task."""
 import polars as pl
 
-from colocate import insufficient, io, logs
+from colocate import io, rulescript
 from colocate.analysis import characterise as ch
 from colocate.figures import characterise as figs
 
-log = logs.to_file(snakemake.log[0])
-with insufficient.outputs_or_reason(snakemake.input, snakemake.output, "Janus §3.4, time invariance (K-S)", log):
-    p = snakemake.params
+ANALYSIS = "Janus §3.4, time invariance (K-S)"
+
+
+def main(inputs, outputs, params, log):
+    p = params
     parts = []
-    for b, path in enumerate(snakemake.input.series):
+    for b, path in enumerate(inputs.series):
         s = ch.series_blocks(pl.read_parquet(path, columns=["job_id", "task_index", "start_time", "inst", "avg"]))
         rng = ch.stream(p.seed, f"janus_s34/{b}")
         for delta in p.windows:
@@ -19,7 +21,11 @@ with insufficient.outputs_or_reason(snakemake.input, snakemake.output, "Janus §
         log.info("bucket %d: %d long tasks", b, s.keys.height)
     tests = pl.concat(parts)
     shares = ch.rejection_shares(tests, p.alpha, expected=p.windows)
-    io.write_parquet(tests, snakemake.output.tests)
-    shares.write_csv(snakemake.output.table)
-    figs.janus_s34_time_invariance(tests, shares, p.alpha).savefig(snakemake.output.figure, dpi=150)
+    io.write_parquet(tests, outputs.tests)
+    shares.write_csv(outputs.table)
+    figs.janus_s34_time_invariance(tests, shares, p.alpha).savefig(outputs.figure, dpi=150)
     log.info("rejected shares:\n%s", shares)
+
+
+if __name__ == "__main__":
+    rulescript.run(main, snakemake, ANALYSIS)  # noqa: F821 (injected by Snakemake)

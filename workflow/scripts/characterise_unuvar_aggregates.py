@@ -2,16 +2,23 @@
 import numpy as np
 import polars as pl
 
-from colocate import insufficient, io, logs
-from colocate.analysis import aggregate, characterise as ch
+from colocate import io, rulescript
+from colocate.analysis import aggregate
+from colocate.analysis import characterise as ch
 
-log = logs.to_file(snakemake.log[0])
-with insufficient.outputs_or_reason(snakemake.input, snakemake.output, "Unuvar §IV, aggregated utilisation", log):
-    p = snakemake.params
-    series = None if p.source == "realizations" else pl.scan_parquet(snakemake.input.series)
-    matrix = np.load(snakemake.input[p.usage], mmap_mode="r")
+ANALYSIS = "Unuvar §IV, aggregated utilisation"
+
+
+def main(inputs, outputs, params, log):
+    p = params
+    series = None if p.source == "realizations" else pl.scan_parquet(inputs.series)
+    matrix = np.load(getattr(inputs, p.usage), mmap_mode="r")  # p.usage names the input: inst or avg
     aggs, sources = aggregate.build_aggregates(series, matrix, p.sizes, p.source, p.tolerance, p.observations, p.usage,
                                                ch.stream(p.seed, "unuvar_aggregates"))
-    io.write_parquet(aggregate.utilisation(aggs, ["size", "rep"], p.peak), snakemake.output.aggregates)
-    sources.write_csv(snakemake.output.sources)
+    io.write_parquet(aggregate.utilisation(aggs, ["size", "rep"], p.peak), outputs.aggregates)
+    sources.write_csv(outputs.sources)
     log.info("aggregates:\n%s", sources)
+
+
+if __name__ == "__main__":
+    rulescript.run(main, snakemake, ANALYSIS)  # noqa: F821 (injected by Snakemake)

@@ -1,25 +1,30 @@
 """Headline numbers of Beaumont §3, §4.1, §4.3 and §5.1 beside the paper's."""
 import polars as pl
 
-from colocate import logs
+from colocate import rulescript
 from colocate.analysis import jobs
 
-log = logs.to_file(snakemake.log[0])
-i = snakemake.input
-dominant = pl.read_parquet(i.dominant)
-production = dominant.filter(pl.col("class") == "production")
-rows = jobs.summary_rows(
-    table1=pl.read_csv(i.table1),
-    shares=pl.read_csv(i.shares),
-    n_jobs=pl.scan_parquet(i.jobs).select(pl.len()).collect().item(),
-    n_dominant=dominant.height,
-    tasks_per_job=dominant["n_tasks_total"],
-    mixtures=pl.read_csv(i.table2),
-    dispersion=pl.read_parquet(i.dispersion),
-    thresholds=pl.read_parquet(i.thresholds),
-    durations=pl.read_csv(i.table3) if i.table3 else None,
-    whole_trace_production=production["runs_whole_trace"].mean() if production.height else None,
-    size_scale=snakemake.params.size_scale,
-)
-rows.write_csv(snakemake.output[0])
-log.info("summary:\n%s", rows)
+
+def main(inputs, outputs, params, log):
+    i = inputs
+    dominant = pl.read_parquet(i.dominant)
+    production = dominant.filter(pl.col("class") == "production")
+    rows = jobs.summary_rows(
+        table1=pl.read_csv(i.table1),
+        shares=pl.read_csv(i.shares),
+        n_jobs=pl.scan_parquet(i.jobs).select(pl.len()).collect().item(),
+        n_dominant=dominant.height,
+        tasks_per_job=dominant["n_tasks_total"],
+        mixtures=pl.read_csv(i.table2),
+        dispersion=pl.read_parquet(i.dispersion),
+        thresholds=pl.read_parquet(i.thresholds),
+        durations=pl.read_csv(i.table3) if i.table3 else None,
+        whole_trace_production=production["runs_whole_trace"].mean() if production.height else None,
+        size_scale=params.size_scale,
+    )
+    rows.write_csv(outputs[0])
+    log.info("summary:\n%s", rows)
+
+
+if __name__ == "__main__":
+    rulescript.run(main, snakemake)  # noqa: F821 (injected by Snakemake)

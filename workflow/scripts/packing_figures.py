@@ -2,14 +2,21 @@
 import matplotlib.pyplot as plt
 import polars as pl
 
-from colocate import insufficient, logs
+from colocate import rulescript
 from colocate.figures import packing as figs
 
-log = logs.to_file(snakemake.log[0])
-with insufficient.outputs_or_reason(snakemake.input, snakemake.output, "Janus Figs 7-13, packing figures", log):
-    results = pl.read_parquet(snakemake.input.table)
+ANALYSIS = "Janus Figs 7-13, packing figures"
+
+
+def main(inputs, outputs, params, log):
+    results = pl.read_parquet(inputs.table)
     for name, draw in figs.FIGURES.items():
+        path = getattr(outputs, name)
         fig = draw(results)
-        fig.savefig(snakemake.output[name])
+        fig.savefig(path)
         plt.close(fig)
-        log.info("%s: %s", name, snakemake.output[name])
+        log.info("%s: %s", name, path)
+
+
+if __name__ == "__main__":
+    rulescript.run(main, snakemake, ANALYSIS)  # noqa: F821 (injected by Snakemake)

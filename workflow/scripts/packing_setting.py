@@ -2,18 +2,20 @@
 import numpy as np
 import polars as pl
 
-from colocate import insufficient, io, logs
+from colocate import io, rulescript
+from colocate.prep.tasks import TASK_KEY
 from colocate.scheduling import packing_grid as pg
 from colocate.scheduling.fit_tests import FIT_OPTIONS
-from colocate.prep.tasks import TASK_KEY
 
-log = logs.to_file(snakemake.log[0])
-with insufficient.outputs_or_reason(snakemake.input, snakemake.output, "Janus §5, stochastic packing grid", log):
-    p = snakemake.params
-    inst = np.load(snakemake.input.inst, mmap_mode="r")
-    avg = np.load(snakemake.input.avg, mmap_mode="r")
-    tasks = pl.read_parquet(snakemake.input.tasks).sort("row")
-    requests = tasks.join(pl.read_parquet(snakemake.input.stats, columns=[*TASK_KEY, "cpu_request"]), on=TASK_KEY, how="left")
+ANALYSIS = "Janus §5, stochastic packing grid"
+
+
+def main(inputs, outputs, params, log):
+    p = params
+    inst = np.load(inputs.inst, mmap_mode="r")
+    avg = np.load(inputs.avg, mmap_mode="r")
+    tasks = pl.read_parquet(inputs.tasks).sort("row")
+    requests = tasks.join(pl.read_parquet(inputs.stats, columns=[*TASK_KEY, "cpu_request"]), on=TASK_KEY, how="left")
     rows = pg.instances(inst.shape[0], p.instances, p.tasks_per_instance, p.seed)
     cells = pl.DataFrame(p.cells, schema=pg.CELL_SCHEMA)
     log.info("setting %s: %d cells × %d instances of %d tasks", p.setting, cells.height, len(rows), p.tasks_per_instance)
@@ -22,4 +24,8 @@ with insufficient.outputs_or_reason(snakemake.input, snakemake.output, "Janus §
         max_failures=p.max_failures, log=log.info, estimator_options=p.estimator_options,
         **{key: getattr(p, key) for key in FIT_OPTIONS},  # each fit test's options, passed by the rule under their config keys
     )
-    io.write_parquet(result, snakemake.output[0])
+    io.write_parquet(result, outputs[0])
+
+
+if __name__ == "__main__":
+    rulescript.run(main, snakemake, ANALYSIS)  # noqa: F821 (injected by Snakemake)

@@ -1,13 +1,14 @@
 """Fourier components of long-running production jobs: Beaumont et al. §5.2, Table 4, weekly shape, daily phases."""
 import polars as pl
 
-from colocate import insufficient, io, logs
+from colocate import io, rulescript
 from colocate.analysis import periodicity as pe
 
-log = logs.to_file(snakemake.log[0])
-with insufficient.outputs_or_reason(snakemake.input, snakemake.output, "Beaumont Table 4, Fourier periodicity (§5.2)", log):
-    p = snakemake.params
-    i, o = snakemake.input, snakemake.output
+ANALYSIS = "Beaumont Table 4, Fourier periodicity (§5.2)"
+
+
+def main(inputs, outputs, params, log):
+    p, i, o = params, inputs, outputs
     pe.check_columns(pl.read_parquet_schema(i.dominant), pe.DOMINANT_COLUMNS, i.dominant)
     pe.check_columns(pl.read_parquet_schema(i.windows), pe.WINDOW_COLUMNS, i.windows)
     dominant = pl.read_parquet(i.dominant)
@@ -22,3 +23,7 @@ with insufficient.outputs_or_reason(snakemake.input, snakemake.output, "Beaumont
     res["phases"].write_csv(o.phases)
     log.info("%d jobs analysed (classes %s, coverage >= %g); Table 4:\n%s", res["components"].height, p.classes,
              p.min_coverage, res["table4"])
+
+
+if __name__ == "__main__":
+    rulescript.run(main, snakemake, ANALYSIS)  # noqa: F821 (injected by Snakemake)

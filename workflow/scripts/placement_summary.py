@@ -1,11 +1,15 @@
 """Headline numbers of Tantawi & Steinder beside the paper's (a part of results/summary.md)."""
 import polars as pl
 
-from colocate import logs
+from colocate import rulescript
 from colocate.scheduling.placement_analysis import summary_rows
 
-log = logs.to_file(snakemake.log[0])
-inp = snakemake.input
-frame = summary_rows(**{k: pl.read_csv(inp[k]) for k in ("table2", "table3", "table8", "replicates", "tests", "bsa")})
-frame.write_csv(snakemake.output[0])
-log.info("%d summary rows", frame.height)
+
+def main(inputs, outputs, params, log):
+    frame = summary_rows(**{k: pl.read_csv(getattr(inputs, k)) for k in ("table2", "table3", "table8", "replicates", "tests", "bsa")})
+    frame.write_csv(outputs[0])
+    log.info("%d summary rows", frame.height)
+
+
+if __name__ == "__main__":
+    rulescript.run(main, snakemake)  # noqa: F821 (injected by Snakemake)

@@ -1,0 +1,179 @@
+"""Rule scripts of machine failures, characterisation and CPU vs memory, run without Snakemake.
+
+Each script is loaded with :func:`colocate.rulescript.load` and called with
+:func:`colocate.rulescript.call` on the real machine_events shipped with the project or on small files
+built here; params are those of its rule, with the config schema's defaults
+(workflow/schemas/*.schema.yaml, the tiny preset of scales.yaml) where the rule reads config.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+import pytest
+
+from colocate import insufficient, rulescript
+from colocate.analysis import cpumem
+from wfutil import REPO, SAMPLE
+
+SCRIPTS = REPO / "workflow" / "scripts"
+
+# ----------------------------------------------------------------------------- failures_removals, failures_analysis
+
+#: The sample's machine_events is the whole table: 8,352 five-minute windows (N_WINDOWS of a sample run).
+N_WINDOWS = 8352
+#: failures.schema.yaml's defaults.
+OUTSTANDING = {"together_s": 60, "min_readds": 15, "cycle_uptime_s": 3600, "flapping_min_cycles": 2, "others_listed": 5}
+REMOVALS_PARAMS = {"n_windows": N_WINDOWS, "outstanding": OUTSTANDING, "maintenance_min_removals": 10}
+ANALYSIS_PARAMS = {"maintenance_min_removals": 10, "tail_more_than": 5, "back_within_minutes": 17,
+                   "duration_marks_min": [1, 5, 17, 60, 360, 1440, 10080], "alpha": 0.05, "trace_minutes": N_WINDOWS * 5}
+
+
+@pytest.fixture(scope="module")
+def failures_run(tmp_path_factory):
+    """failures_removals then failures_analysis on the real machine_events, as the rules chain them."""
+    d = tmp_path_factory.mktemp("failures")
+    removals = {k: d / f for k, f in (("removals", "removals.parquet"), ("windows", "removals_per_window.parquet"),
+                                      ("facts", "machine_events_counts.csv"), ("all_episodes", "episodes.parquet"),
+                                      ("episodes", "beaumont_outstanding_events.csv"))}
+    events = SAMPLE / "machine_events" / "part-00000-of-00001.csv.gz"
+    rulescript.call(rulescript.load(SCRIPTS / "failures_removals.py"), inputs={"events": events}, outputs=removals,
+                    params=REMOVALS_PARAMS, log=d / "removals.log")
+    names = ("histogram", "poisson", "stats", "dispersion", "durations", "summary")
+    analysis = {k: d / f"{k}.csv" for k in names} | {"fig6": d / "fig6.png", "fig7": d / "fig7.png"}
+    inputs = {k: removals[k] for k in ("removals", "windows", "facts")} | {"episodes": removals["all_episodes"]}
+    rulescript.call(rulescript.load(SCRIPTS / "failures_analysis.py"), inputs=inputs, outputs=analysis,
+                    params=ANALYSIS_PARAMS, log=d / "analysis.log")
+    return removals, analysis
+
+
+def test_failures_removals_counts_the_real_file_and_finds_its_three_outstanding_events(failures_run):
+    removals, _ = failures_run
+    assert pl.read_csv(removals["facts"]).row(0, named=True) == {
+        "machines": 12583, "adds": 21443, "removes": 8957, "updates": 7380, "removes_outside_windows": 0, "windows": N_WINDOWS,
+    }
+    counts = pl.read_parquet(removals["windows"])
+    assert counts.height == N_WINDOWS and counts["removals"].sum() == 8957
+    assert counts["removals"].mean() == pytest.approx(1.0724, abs=5e-5)  # the paper: 1.07
+    assert counts["outstanding"].sum() == 561 and counts["remaining"].sum() == 8396
+    assert counts["maintenance"].sum() == 38
+    report = pl.read_csv(removals["episodes"])
+    out = report.filter(pl.col("outstanding")).sort("start_time")
+    assert out.select("kind", "machines", "removals").rows() == [("flapping", 21, 269), ("mass", 84, 84), ("mass", 161, 208)]
+    assert report.height == 3 + OUTSTANDING["others_listed"]
+    assert pl.read_parquet(removals["all_episodes"])["outstanding"].sum() == 3
+    assert "3 outstanding events" in (removals["removals"].parent / "removals.log").read_text()
+
+
+def test_failures_analysis_reproduces_beaumont_section6_on_the_real_file(failures_run):
+    _, analysis = failures_run
+    stats = {r["set"]: r for r in pl.read_csv(analysis["stats"]).iter_rows(named=True)}
+    assert stats["all"]["windows"] == N_WINDOWS and stats["all"]["mean"] == pytest.approx(1.0724, abs=5e-5)
+    assert stats["without_outstanding"]["removals"] == 8396
+    kept = stats["without_maintenance"]
+    assert (kept["windows"], kept["removals"]) == (8314, 7790)  # mean 7790 / 8314
+    assert kept["mean"] == pytest.approx(0.937, abs=5e-4)  # the paper: 8314, 0.94
+    hist = pl.read_csv(analysis["histogram"])
+    assert hist.filter(pl.col("k") <= 5)["windows_without_outstanding"].to_list() == [3675, 2678, 1275, 410, 151, 66]
+    assert hist["windows_all"].sum() == N_WINDOWS and hist["windows_without_maintenance"].sum() == 8314
+    poisson = pl.read_csv(analysis["poisson"])
+    assert poisson["windows"].sum() == 8314 and poisson["expected"].sum() == pytest.approx(8314, rel=1e-6)
+    assert insufficient.read_status(analysis["fig6"]) is None and analysis["fig7"].stat().st_size > 0
+
+
+# ----------------------------------------------------------------------------- characterise_janus_clusters
+
+#: The rule's params: kmeans_k and seed from characterise.schema.yaml, kmeans_n_init from the tiny preset.
+CLUSTERS_PARAMS = {"k": 16, "n_init": 3, "seed": 2017}
+CLUSTERS_OUTPUTS = {"clusters": "task_clusters.parquet", "shares": "shares.csv", "centroids": "centroids.csv",
+                    "figure": "centroids.png"}
+
+
+def long_tasks(path, peaks: list[int]) -> None:
+    """long_tasks.parquet whose task i has all its inst usage in histogram bin ``peaks[i]``."""
+    hist = np.zeros((len(peaks), 100), dtype=np.float32)
+    hist[np.arange(len(peaks)), peaks] = 1.0
+    pl.DataFrame({"job_id": np.arange(len(peaks), dtype=np.int64), "task_index": np.zeros(len(peaks), dtype=np.int64),
+                  "inst_hist": pl.Series(hist, dtype=pl.Array(pl.Float32, 100))}).write_parquet(path)
+
+
+def test_janus_clusters_recovers_sixteen_distinct_histograms(tmp_path):
+    # 16 distinct histograms (one-bin peaks at 0, 6, …, 90); the peak at bin 0 is held by 5 tasks
+    peaks = [0] * 4 + list(range(0, 96, 6))
+    long_tasks(tmp_path / "long.parquet", peaks)
+    outputs = {k: tmp_path / f for k, f in CLUSTERS_OUTPUTS.items()}
+    rulescript.call(rulescript.load(SCRIPTS / "characterise_janus_clusters.py"), inputs={"long": tmp_path / "long.parquet"},
+                    outputs=outputs, params=CLUSTERS_PARAMS, log=tmp_path / "clusters.log", threads=2)
+    # clusters are numbered by their centroid's mean usage: cluster c is the peak at bin 6c
+    clusters = pl.read_parquet(outputs["clusters"])
+    assert clusters["cluster"].to_list() == [p // 6 for p in peaks]
+    shares = pl.read_csv(outputs["shares"])
+    assert shares["tasks"].to_list() == [5] + [1] * 15
+    assert shares["share"][0] == pytest.approx(5 / 20)
+    centroids = pl.read_csv(outputs["centroids"])
+    assert centroids.height == 16 * 100
+    top = centroids.filter(pl.col("share") > 0.5).sort("cluster")
+    assert top["bin_low"].to_list() == pytest.approx([6 * c / 100 for c in range(16)])
+    assert "inertia 0" in (tmp_path / "clusters.log").read_text()
+
+
+def test_janus_clusters_with_fewer_tasks_than_k_writes_status_outputs(tmp_path):
+    long_tasks(tmp_path / "long.parquet", list(range(10)))
+    outputs = {k: tmp_path / f for k, f in CLUSTERS_OUTPUTS.items()}
+    script = rulescript.load(SCRIPTS / "characterise_janus_clusters.py")
+    rulescript.call(script, inputs={"long": tmp_path / "long.parquet"}, outputs=outputs, params=CLUSTERS_PARAMS,
+                    log=tmp_path / "clusters.log")
+    for path in outputs.values():
+        status = insufficient.read_status(path)
+        assert status is not None, path
+        assert status.analysis == status.origin == script.ANALYSIS
+        assert "k=16" in status.reason and "(10 long tasks)" in status.reason
+
+
+# ----------------------------------------------------------------------------- cpumem_tables
+
+#: The rule's params: CPUMEM_SETTINGS from cpumem.schema.yaml's defaults.
+CPUMEM_SETTINGS = {"eps": 1.25, "min_samples": 7, "scaling": "standard", "r2_min": 0.5, "cv_max": 0.05,
+                   "flat_range_max": 1.1, "min_points": 20}
+
+
+def test_cpumem_tables_shares_by_hand(tmp_path):
+    # job: 1 2 3 4 5 6 7 — 3 Flat, 1 MultiFlat, 1 Slope (5 fitted), 1 BadlyFitted (6 classified), 1 TooFewPoints
+    cats = ["Flat", "Flat", "Flat", "MultiFlat", "Slope", "BadlyFitted", "TooFewPoints"]
+    pl.DataFrame({"job_id": np.arange(1, 8), "category": cats, "n_points": [100] * 6 + [5], "n_clusters": [1, 1, 1, 2, 1, 1, 0],
+                  "noise_share": [0.0, 0.1, 0.0, 0.0, 0.0, 0.2, 0.0]},
+                 schema=cpumem.CLASS_SCHEMA).write_parquet(tmp_path / "classes.parquet")
+    pl.DataFrame({"job_id": np.arange(1, 8), "class": ["production"] * 2 + ["gratis"] * 5,
+                  "tasks": [1] * 7}).write_parquet(tmp_path / "dominant.parquet")
+    outputs = {"table": tmp_path / "shares.csv", "summary": tmp_path / "summary.csv"}
+    rulescript.call(rulescript.load(SCRIPTS / "cpumem_tables.py"),
+                    inputs={"classes": tmp_path / "classes.parquet", "dominant": tmp_path / "dominant.parquet"},
+                    outputs=outputs, params={"settings": CPUMEM_SETTINGS}, log=tmp_path / "tables.log")
+    table = pl.read_csv(outputs["table"])
+    assert table["scope"].unique(maintain_order=True).to_list() == ["all", "gratis", "production"]
+    overall = {r["category"]: r for r in table.filter(pl.col("scope") == "all").iter_rows(named=True)}
+    assert {c: r["n_jobs"] for c, r in overall.items()} == {
+        "Flat": 3, "MultiFlat": 1, "Slope": 1, "BadlyFitted": 1, "TooFewPoints": 1}
+    assert overall["Flat"]["share_of_fitted"] == pytest.approx(3 / 5)
+    assert overall["BadlyFitted"]["share_of_fitted"] is None
+    assert overall["BadlyFitted"]["share_of_classified"] == pytest.approx(1 / 6)
+    production = table.filter(pl.col("scope") == "production")
+    assert production.filter(pl.col("category") == "Flat")["share_of_fitted"].item() == pytest.approx(1.0)
+    ours = dict(pl.read_csv(outputs["summary"], infer_schema=False).select("quantity", "ours").iter_rows())
+    assert ours["Flat (share of fitted jobs)"] == "0.6"
+    assert ours["BadlyFitted (share of classified jobs)"] == "0.1667"
+    assert (ours["jobs classified"], ours["jobs with too few points"]) == ("6", "1")
+    assert ours["DBSCAN noise (share of the classified jobs' points)"] == "0.05"  # (10 + 20) / 600 points
+
+
+def test_cpumem_tables_passes_an_upstream_status_on(tmp_path):
+    upstream = insufficient.Status("Beaumont §4.2, memory vs CPU per dominant job", "no dominant job", "a dominant job")
+    insufficient.write_status([tmp_path / "classes.parquet"], upstream)
+    pl.DataFrame({"job_id": [1], "class": ["gratis"]}).write_parquet(tmp_path / "dominant.parquet")
+    outputs = {"table": tmp_path / "shares.csv", "summary": tmp_path / "summary.csv"}
+    script = rulescript.load(SCRIPTS / "cpumem_tables.py")
+    rulescript.call(script, inputs={"classes": tmp_path / "classes.parquet", "dominant": tmp_path / "dominant.parquet"},
+                    outputs=outputs, params={"settings": CPUMEM_SETTINGS}, log=tmp_path / "tables.log")
+    for path in outputs.values():
+        assert insufficient.read_status(path) == upstream.downstream(script.ANALYSIS)
+    assert insufficient.read_status(outputs["table"]).origin == upstream.analysis

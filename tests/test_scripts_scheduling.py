@@ -1,0 +1,225 @@
+"""Rule scripts of packing, admission, periodicity, placement and the summary, run without Snakemake.
+
+Each script is loaded with :func:`colocate.rulescript.load` and called with
+:func:`colocate.rulescript.call` on small files built here; params are those of its rule, with the
+config schema's defaults (workflow/schemas/*.schema.yaml) where the rule reads config.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import polars as pl
+import pytest
+
+from colocate import insufficient, io, rulescript
+from colocate.report import summary
+from colocate.scheduling import packing_grid as pg
+from colocate.scheduling import placement_runs as pr
+from colocate.scheduling import placement_workload as pw
+from wfutil import REPO
+
+SCRIPTS = REPO / "workflow" / "scripts"
+
+# ----------------------------------------------------------------------------- packing_setting, packing_table
+
+N_TASKS, N_REAL = 40, 60
+#: The rule's params from packing.schema.yaml's defaults (instances and tasks_per_instance are smaller here).
+PACKING_PARAMS = {"seed": 2017, "max_failures": 5, "beta_threshold": 0.8, "max_pred_percentile": 99, "estimator_options": {}}
+
+
+def realizations(tmp_path, seed=3):
+    """inst/avg .npy, the realizations' task table and task_stats: N_TASKS tasks × N_REAL realizations."""
+    rng = np.random.default_rng(seed)
+    inst = rng.beta(2.0, 8.0, (N_TASKS, N_REAL)).astype(np.float32)  # CPU usage in [0, 1]
+    avg = (0.5 * inst + 0.5 * inst.mean(axis=1, keepdims=True)).astype(np.float32)
+    np.save(tmp_path / "inst.npy", inst)
+    np.save(tmp_path / "avg.npy", avg)
+    keys = {"job_id": np.arange(N_TASKS, dtype=np.int64) // 4, "task_index": np.arange(N_TASKS, dtype=np.int64) % 4}
+    # rows shuffled on disk: the script sorts them
+    order = rng.permutation(N_TASKS)
+    pl.DataFrame({"row": np.arange(N_TASKS), **keys, "n_records": np.full(N_TASKS, N_REAL)})[order].write_parquet(tmp_path / "tasks.parquet")
+    pl.DataFrame({**keys, "cpu_request": rng.uniform(0.05, 0.3, N_TASKS)}).write_parquet(tmp_path / "task_stats.parquet")
+    return inst, {k: tmp_path / f for k, f in
+                  (("inst", "inst.npy"), ("avg", "avg.npy"), ("tasks", "tasks.parquet"), ("stats", "task_stats.parquet"))}
+
+
+def packing_setting_params(capacity: float, instances: int, tasks_per_instance: int) -> dict:
+    """Params of one setting (inst, clairvoyance 1, ``capacity``) with GPA, av and max (perc 100), FF and BF."""
+    cells = pg.expand_grid({"GPA": [0.05], "av": [1.0], "perc": [100]},
+                           {"x": {"estimators": "all", "capacity": [capacity], "algorithm": ["FF", "BF"]}})
+    setting = pg.settings(cells).row(0, named=True)
+    return PACKING_PARAMS | {"setting": setting, "cells": pg.cells_of(cells, setting),
+                             "instances": instances, "tasks_per_instance": tasks_per_instance}
+
+
+@pytest.mark.parametrize("capacity", [1.0, 2.0])
+def test_packing_setting_uses_at_least_the_lower_bound_and_max_never_overloads(tmp_path, capacity):
+    script = rulescript.load(SCRIPTS / "packing_setting.py")
+    inst, inputs = realizations(tmp_path)
+    params = packing_setting_params(capacity, instances=3, tasks_per_instance=30)
+    out = tmp_path / "setting.parquet"
+    rulescript.call(script, inputs=inputs, outputs=[out], params=params, log=tmp_path / "setting.log")
+    result = pl.read_parquet(out)
+    assert result.height == 3 * 6  # instances × cells (3 estimators × 2 algorithms)
+    rows = pg.instances(N_TASKS, 3, 30, PACKING_PARAMS["seed"])
+    for k in range(3):
+        bound = math.ceil(inst[rows[k]].astype(np.float64).mean(axis=1).sum() / capacity)
+        cells = result.filter(pl.col("instance") == k)
+        assert (cells["m_norm"] == bound).all()
+        assert (cells["m_abs"] >= bound).all(), cells.select("label", "algorithm", "m_abs")
+    # packing by each task's max (perc 100) with full clairvoyance never overloads a machine
+    assert (result.filter(pl.col("estimator") == "perc")["q"] == 0).all()
+    assert (result["capacity"] == capacity).all()
+    assert "setting" in (tmp_path / "setting.log").read_text()
+
+
+def test_packing_setting_passes_a_status_input_on_and_packing_table_follows(tmp_path):
+    _, inputs = realizations(tmp_path)
+    upstream = insufficient.Status("Janus §3, realizations", "only 1 long task", "≥ 100 long tasks")
+    insufficient.write_status([inputs["tasks"]], upstream)
+    setting = rulescript.load(SCRIPTS / "packing_setting.py")
+    out = tmp_path / "setting.parquet"
+    rulescript.call(setting, inputs=inputs, outputs=[out], params=packing_setting_params(1.0, 2, 10),
+                    log=tmp_path / "setting.log")
+    status = insufficient.read_status(out)
+    assert status == upstream.downstream(setting.ANALYSIS)
+    assert status.origin == "Janus §3, realizations" and status.reason == "only 1 long task"
+
+    table = rulescript.load(SCRIPTS / "packing_table.py")
+    outputs = {"table": tmp_path / "packing.parquet", "csv": tmp_path / "packing_summary.csv",
+               "summary": tmp_path / "summary_packing.csv"}
+    rulescript.call(table, inputs=[out], outputs=outputs, params={}, log=tmp_path / "table.log")
+    for path in outputs.values():
+        assert insufficient.read_status(path) == upstream.downstream(table.ANALYSIS)
+
+
+def test_packing_table_stacks_the_settings_and_summarises_each_cell(tmp_path):
+    inst, inputs = realizations(tmp_path)
+    setting = rulescript.load(SCRIPTS / "packing_setting.py")
+    parts = []
+    for capacity in (2.0, 1.0):
+        parts.append(tmp_path / f"c{capacity}.parquet")
+        rulescript.call(setting, inputs=inputs, outputs=[parts[-1]], params=packing_setting_params(capacity, 2, 20),
+                        log=tmp_path / "setting.log")
+    outputs = {"table": tmp_path / "packing.parquet", "csv": tmp_path / "packing_summary.csv",
+               "summary": tmp_path / "summary_packing.csv"}
+    rulescript.call(rulescript.load(SCRIPTS / "packing_table.py"), inputs=parts, outputs=outputs, log=tmp_path / "t.log")
+    table = pl.read_parquet(outputs["table"])
+    assert table.height == 2 * 2 * 6  # settings × instances × cells
+    # sorted by instance, then by cell (estimator, parameter, algorithm, rebalance, capacity, …)
+    assert table.select("instance", "estimator", "algorithm", "capacity").head(4).rows() == [
+        (0, "GPA", "BF", 1.0), (0, "GPA", "BF", 2.0), (0, "GPA", "FF", 1.0), (0, "GPA", "FF", 2.0)]
+    assert table["instance"].is_sorted()
+    cells = pl.read_csv(outputs["csv"])
+    assert cells.height == 2 * 6 and (cells["instances"] == 2).all()
+    one = cells.filter((pl.col("estimator") == "av") & (pl.col("algorithm") == "BF") & (pl.col("capacity") == 1.0))
+    assert one["m_abs_mean"].item() == pytest.approx(table.filter(
+        (pl.col("estimator") == "av") & (pl.col("algorithm") == "BF") & (pl.col("capacity") == 1.0))["m_abs"].mean())
+    head = pl.read_csv(outputs["summary"])
+    assert head.columns == list(summary.COLUMNS) and "GPA ρ=0.05: mean q" in head["quantity"].to_list()
+
+
+# ----------------------------------------------------------------------------- placement_run
+
+#: Table I of Tantawi & Steinder on 6 nodes and 200 requests; the rest is the rule's params with
+#: placement.schema.yaml's defaults.
+SMALL_TABLE_I = {
+    "nodes": 6,
+    "resources": ["cpu", "memory", "gpu"],
+    "capacity": [32, 256, 4],
+    "pod_types": {
+        "A": {"demand": [2, 24, 0], "load": 0.15},
+        "B": {"demand": [8, 32, 2], "load": 0.20},
+        "C": {"demand": [16, 96, 4], "load": 0.20},
+    },
+    "phases": [
+        {"types": ["A"], "requests": 40},
+        {"types": ["A", "B"], "requests": 60},
+        {"types": ["A", "B", "C"], "requests": 100},
+    ],
+    "load_resource": "cpu",
+    "arrival_rate": 1.0,
+    "warmup": 20,
+    "snapshot_pod": 150,
+}
+POLICIES = {"PACK": "pack", "SPREAD": "spread", "XBAL": "xbalance", "ABP": "abp"}
+
+
+def placement_run_params(replicate: int) -> dict:
+    specs = pw.policy_specs(list(POLICIES.values()), SMALL_TABLE_I["resources"], "gpu", [1, 0, -2], "placement")
+    return {"experiment": SMALL_TABLE_I, "specs": specs, "seed": 2018, "alpha": 0.005, "optimiser": "exhaustive",
+            "tie_break": "first", "bsa": None, "replicate": replicate}
+
+
+def test_placement_run_logs_every_request_of_every_policy_and_one_snapshot_row_per_node(tmp_path):
+    params = placement_run_params(replicate=2)
+    outputs = {"requests": tmp_path / "requests.parquet", "snapshot": tmp_path / "snapshot.parquet"}
+    rulescript.call(rulescript.load(SCRIPTS / "placement_run.py"), inputs={}, outputs=outputs, params=params,
+                    log=tmp_path / "run.log")
+    requests, snapshot = pl.read_parquet(outputs["requests"]), pl.read_parquet(outputs["snapshot"])
+    nodes, n = SMALL_TABLE_I["nodes"], 200
+    assert requests.height == len(POLICIES) * n and (requests["replicate"] == 2).all()
+    for policy in POLICIES:
+        log = requests.filter(pl.col("policy") == policy)
+        assert log["request"].to_list() == list(range(n))
+        # every request is either accepted on a node or rejected (node -1)
+        assert log["accepted"].null_count() == 0
+        assert log.filter(pl.col("accepted"))["node"].is_between(0, nodes - 1).all()
+        assert (log.filter(~pl.col("accepted"))["node"] == -1).all()
+    assert snapshot.height == len(POLICIES) * nodes and (snapshot["replicate"] == 2).all()
+    assert snapshot.group_by("policy").agg(pl.col("node").sort()).sort("policy")["node"].to_list() == [list(range(nodes))] * 4
+    assert snapshot.select(pl.col("^u_.*$").is_between(0, 1).all()).row(0) == (True, True, True)
+    # the replicate param chooses the stream: the same as the library's replicate 2, not replicate 0
+    exp = pw.Experiment.from_config(SMALL_TABLE_I)
+    again, _ = pr.run_replicate(exp, params["specs"], seed=2018, replicate=2, alpha=0.005)
+    assert requests.equals(again)
+    other, _ = pr.run_replicate(exp, params["specs"], seed=2018, replicate=0, alpha=0.005)
+    assert not requests.drop("replicate").equals(other.drop("replicate"))
+    text = (tmp_path / "run.log").read_text()
+    for policy in POLICIES:
+        rejected = int((~requests.filter((pl.col("policy") == policy) & (pl.col("request") >= 20))["accepted"]).sum())
+        assert f"replicate 2 {policy}: {rejected} of {n - 20} rejected" in text
+
+
+# ----------------------------------------------------------------------------- summary
+
+
+def table_row(markdown: str, quantity: str) -> list[str]:
+    """The cells after ``quantity`` in the Markdown table row that starts with it."""
+    (line,) = [line for line in markdown.splitlines() if line.startswith(f"| {quantity} |")]
+    return [cell.strip() for cell in line.strip().strip("|").split("|")][1:]
+
+
+def test_summary_renders_the_parts_and_lists_the_analyses_that_lacked_data(tmp_path):
+    parts = tmp_path / "parts"
+    parts.mkdir()
+    summary.rows("Stochastic packing (Janus & Rzadca §5)", [("GPA ρ=0.05: mean q", None, 0.0412345, "§5.2")]).write_csv(parts / "packing.csv")
+    summary.rows("Placement (Tantawi & Steinder)", [("ABP: % reject", "2.1", 3.0), ("PACK: % reject", "9.6", 12.5)]).write_csv(parts / "placement.csv")
+    lacking = insufficient.Status("Beaumont §5.2 and §8.2, headline numbers", "no long-running job", "≥ 1 job alive all trace",
+                                  origin="Beaumont Table 4, Fourier periodicity (§5.2)")
+    insufficient.write_status([parts / "periodicity.csv"], lacking)
+    figure = insufficient.Status("Beaumont §5.2, spectra and phases", "no long-running job", "≥ 1 job alive all trace",
+                                 origin="Beaumont Table 4, Fourier periodicity (§5.2)")
+    outputs = tmp_path / "outputs"
+    outputs.mkdir()
+    insufficient.write_status([outputs / "spectra.png"], figure)
+    pl.DataFrame({"x": [1]}).write_csv(outputs / "table.csv")
+    io.write_parquet(pl.DataFrame({"x": [1]}), outputs / "result.parquet")
+    md = tmp_path / "summary.md"
+    inputs = {"parts": [parts / n for n in ("packing.csv", "periodicity.csv", "placement.csv")],
+              "outputs": [outputs / n for n in ("spectra.png", "table.csv", "result.parquet")]}
+    rulescript.call(rulescript.load(SCRIPTS / "summary.py"), inputs=inputs, outputs=[md], params={"run": "synthetic-tiny"},
+                    log=tmp_path / "summary.log")
+    text = md.read_text()
+    assert "Run: `synthetic-tiny`" in text
+    # the parts in order, numbers to 4 significant digits; the status part is not a section
+    assert text.index("## Stochastic packing") < text.index("## Placement") < text.index("## Analyses this trace cannot support")
+    assert table_row(text, "GPA ρ=0.05: mean q")[:2] == ["", "0.04123"]
+    assert table_row(text, "PACK: % reject")[:2] == ["9.6", "12.5"]
+    # one row per cause, naming both analyses it stopped
+    assert ("| Beaumont Table 4, Fourier periodicity (§5.2) | no long-running job | ≥ 1 job alive all trace | "
+            "Beaumont §5.2 and §8.2, headline numbers; Beaumont §5.2, spectra and phases |") in text
+    assert text.count("no long-running job") == 1
+    assert "2 parts, 2 analyses lacked data" in (tmp_path / "summary.log").read_text()

@@ -1,0 +1,97 @@
+"""The shim between Snakemake and a rule script's ``main``, so scripts run and are tested without Snakemake.
+
+Every script in ``workflow/scripts/`` defines ``main(inputs, outputs, params, log)`` and ends with::
+
+    if __name__ == "__main__":
+        rulescript.run(main, snakemake, ANALYSIS)
+
+Snakemake executes the script as ``__main__`` with its ``snakemake`` object; a test imports the script
+(:func:`load`) and calls :func:`call` with plain paths and values. Both go through :func:`run`: the log
+file is opened (:func:`colocate.logs.to_file`), and for an analysis that may lack data (``analysis``
+names it) the body runs in :func:`colocate.insufficient.run_or_reason`, so lacking data writes
+status outputs instead of failing. ``main`` may also take ``threads`` (the job's cores).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import inspect
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from types import ModuleType, SimpleNamespace
+from typing import Any
+
+from colocate import insufficient, logs
+
+__all__ = ["Files", "call", "load", "run"]
+
+
+class Files(list):
+    """Paths by position and by name, as Snakemake's ``input`` and ``output`` (``files[0]``, ``files.name``)."""
+
+    def __init__(self, *positional: Any, **named: Any) -> None:
+        super().__init__([*positional, *named.values()])
+        self._names = dict(named)
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self.__dict__["_names"][name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+    def keys(self):
+        return self._names.keys()
+
+    def items(self):
+        return self._names.items()
+
+
+def run(main: Callable[..., Any], job: Any, analysis: str | None = None) -> None:
+    """Call ``main(job.input, job.output, job.params, log)`` for a Snakemake job (or :func:`call`'s stand-in)."""
+    log = logs.to_file(job.log[0])
+    extra = {"threads": job.threads} if "threads" in inspect.signature(main).parameters else {}
+
+    def body() -> None:
+        main(job.input, job.output, job.params, log, **extra)
+
+    if analysis is None:
+        body()
+    else:
+        insufficient.run_or_reason(body, job.input, job.output, analysis, log)
+
+
+def _files(value: Mapping[str, Any] | Sequence[Any] | str) -> Files:
+    if isinstance(value, Files):
+        return value
+    if isinstance(value, Mapping):
+        return Files(**{k: str(v) if isinstance(v, Path) else v for k, v in value.items()})
+    if isinstance(value, (str, Path)):
+        return Files(str(value))
+    return Files(*(str(v) for v in value))
+
+
+def call(
+    script: ModuleType,
+    inputs: Mapping[str, Any] | Sequence[Any],
+    outputs: Mapping[str, Any] | Sequence[Any],
+    params: Mapping[str, Any] | None = None,
+    log: str | Path = "script.log",
+    threads: int = 1,
+) -> None:
+    """Run a loaded script (:func:`load`) on files, as Snakemake would, with its shim's ``ANALYSIS`` if any."""
+    job = SimpleNamespace(
+        input=_files(inputs), output=_files(outputs), params=SimpleNamespace(**(params or {})),
+        log=[str(log)], threads=threads,
+    )
+    run(script.main, job, getattr(script, "ANALYSIS", None))
+
+
+def load(path: str | Path) -> ModuleType:
+    """Import a rule script by path (its ``__name__`` is not ``__main__``, so the shim does not run)."""
+    path = Path(path)
+    spec = importlib.util.spec_from_file_location(f"colocate_script_{path.stem}", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module

@@ -1,0 +1,19 @@
+"""The job table: priority class and task count from task_events, lifetimes from job_events."""
+import polars as pl
+
+from colocate import io, rulescript
+from colocate.analysis import jobs
+
+
+def main(inputs, outputs, params, log):
+    cols = ["job_id", "task_index", "priority", "first_time", "last_event"]
+    table = jobs.job_table(pl.concat([pl.read_parquet(p, columns=cols) for p in inputs.task_pieces]))
+    if inputs.job_pieces:
+        lifetimes = jobs.job_lifetimes(pl.concat([pl.read_parquet(p) for p in inputs.job_pieces]), params.n_windows)
+        table = table.join(lifetimes, on="job_id", how="left")
+    io.write_parquet(table, outputs[0])
+    log.info("%d jobs; by class:\n%s", table.height, table.group_by("class").len().sort("class"))
+
+
+if __name__ == "__main__":
+    rulescript.run(main, snakemake)  # noqa: F821 (injected by Snakemake)
