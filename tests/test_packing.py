@@ -581,6 +581,15 @@ def test_instances_are_seeded_samples_without_replacement():
         pg.instances(500, 1, 600, seed=3)
 
 
+def draw_png(draw, results, path) -> bytes:
+    import matplotlib.pyplot as plt
+
+    fig = draw(results)
+    fig.savefig(path, metadata={"Software": None})
+    plt.close(fig)
+    return path.read_bytes()
+
+
 def test_run_setting_headlines_and_figures(tmp_path):
     x, requests = random_instance(11, 120, 200, 0.05)
     avg = (0.5 * x + 0.5 * x.mean(axis=1, keepdims=True)).astype(np.float32)
@@ -621,6 +630,9 @@ def test_run_setting_headlines_and_figures(tmp_path):
         fig.savefig(tmp_path / f"{name}.png")
         plt.close(fig)
         assert (tmp_path / f"{name}.png").stat().st_size > 1000
+    # the same results in another row order draw the same Pareto figure (ties on m are many)
+    again = draw_png(figs.fig_pareto, results.sample(fraction=1.0, shuffle=True, seed=3), tmp_path / "again.png")
+    assert again == draw_png(figs.fig_pareto, results, tmp_path / "pareto2.png")
     with pytest.raises(ValueError, match="one setting"):
         pg.run_setting(inst, avg, rows, cells, requests)
 

@@ -166,7 +166,12 @@ def fig_pareto(results: pl.DataFrame) -> Figure:
     """Ours: median m vs median q of every fit test (Janus's and ours), with the Pareto front."""
     style()
     base = select(results)
-    med = base.group_by("estimator", "parameter", "label").agg(pl.col("m").median(), pl.col("q").median()).sort("m")
+    # every key in the sort: 24 cells tie on m, and their order sets the colours and the front
+    med = (
+        base.group_by("estimator", "parameter", "label")
+        .agg(pl.col("m").median(), pl.col("q").median())
+        .sort("m", "q", "estimator", "parameter")
+    )
     fig, ax = plt.subplots(figsize=(8, 5.5))
     if med.height:
         sns.scatterplot(med.to_pandas(), x="m", y="q", hue="estimator", style="estimator", s=60, ax=ax)
