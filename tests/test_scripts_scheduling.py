@@ -207,10 +207,10 @@ def test_summary_renders_the_parts_and_lists_the_analyses_that_lacked_data(tmp_p
     insufficient.write_status([outputs / "spectra.png"], figure)
     pl.DataFrame({"x": [1]}).write_csv(outputs / "table.csv")
     io.write_parquet(pl.DataFrame({"x": [1]}), outputs / "result.parquet")
-    md = tmp_path / "summary.md"
+    md, csv = tmp_path / "summary.md", tmp_path / "summary.csv"
     inputs = {"parts": [parts / n for n in ("packing.csv", "periodicity.csv", "placement.csv")],
               "outputs": [outputs / n for n in ("spectra.png", "table.csv", "result.parquet")]}
-    rulescript.call(rulescript.load(SCRIPTS / "summary.py"), inputs=inputs, outputs=[md], params={"run": "synthetic-tiny"},
+    rulescript.call(rulescript.load(SCRIPTS / "summary.py"), inputs=inputs, outputs={"table": csv, "page": md}, params={"run": "synthetic-tiny"},
                     log=tmp_path / "summary.log")
     text = md.read_text()
     assert "Run: `synthetic-tiny`" in text
@@ -223,3 +223,7 @@ def test_summary_renders_the_parts_and_lists_the_analyses_that_lacked_data(tmp_p
             "Beaumont §5.2 and §8.2, headline numbers; Beaumont §5.2, spectra and phases |") in text
     assert text.count("no long-running job") == 1
     assert "2 parts, 2 analyses lacked data" in (tmp_path / "summary.log").read_text()
+    # summary.csv: one row per quantity, compared within the default factor of 1.5
+    table = pl.read_csv(csv, schema=summary.COLUMNS)
+    assert table["quantity"].to_list() == ["GPA ρ=0.05: mean q", "ABP: % reject", "PACK: % reject"]
+    assert table["within"].to_list() == [None, True, True] and table["tolerance"].to_list() == ["×1.5"] * 3

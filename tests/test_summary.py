@@ -1,9 +1,22 @@
-"""results/summary.md assembly."""
+"""results/<run>/summary.csv and summary.md: rows compared with the paper in one unit, within a tolerance."""
+
+import math
 
 import polars as pl
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from colocate.prep import mapreduce
 from colocate.report import summary
+from colocate.report.compare import (
+    Compare,
+    PaperValue,
+    absolute,
+    compare,
+    factor,
+    parse_number,
+)
 
 
 def test_rows_and_render():
@@ -12,8 +25,74 @@ def test_rows_and_render():
     assert a.columns == list(summary.COLUMNS) and a["ours"].to_list() == ["0.3581", "0.3"]
     page = summary.render([a, b])
     assert page.index("## Janus §3.3") < page.index("## Beaumont §6")
-    assert "| inst slope | 0.36 | 0.3581 | OLS |" in page
-    assert "| removals per window | 1.07 | 1.005 |  |" in page
+    assert "| inst slope | 0.36 | 0.3581 | yes | OLS |" in page
+    assert "| removals per window | 1.07 | 1.005 | yes |  |" in page
+    assert "| all | 3 | 3 | 100% |" in page  # the agreement table
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("8,351", PaperValue("=", 8351.0, "")),
+        ("10.83%", PaperValue("=", 10.83, "%")),
+        ("≈540 (implied by 1.07 → 1.005)", PaperValue("≈", 540.0, "")),
+        ("about 1000", PaperValue("≈", 1000.0, "")),
+        ("< 2e-3", PaperValue("<", 0.002, "")),
+        ("0.8e-4 (0.94 / 12,583 = 0.75e-4)", PaperValue("=", 0.8e-4, "")),
+        ("3 (2 mass, 1 flapping)", PaperValue("=", 3.0, "")),
+        ("-0.31", PaperValue("=", -0.31, "")),
+        (0.25, PaperValue("=", 0.25, "")),
+        ("0.46 / 0.43", None),
+        ("far more than Poisson", None),
+        ("", None),
+        (None, None),
+    ],
+)
+def test_paper_values_parse_as_printed(text, expected):
+    assert parse_number(text) == expected
+
+
+def test_units_tolerances_and_what_is_not_compared():
+    # a fraction shown as % on both sides
+    row = summary.rows("S", [("reject", "0.46%", 0.0109, "", Compare(item="Table II", unit="%", scale=100))]).row(0, named=True)
+    assert (row["ours"], row["ours_value"], row["paper_value"], row["unit"], row["within"]) == ("1.09%", 1.09, 0.46, "%", False)
+    assert row["item"] == "Table II" and row["tolerance"] == "×1.5"
+    # an absolute band with its reason
+    c = compare("0.5", 0.58, Compare(tolerance=absolute(0.1, "binomial noise of 1,000 draws")))
+    assert c["within"] and c["tolerance"] == "±0.1" and c["tolerance_reason"] == "binomial noise of 1,000 draws"
+    assert not compare("0.5", 0.61, Compare(tolerance=absolute(0.1, "noise")))["within"]
+    # bounds: the paper's "< x" and "> x"
+    assert compare("< 2e-3", 0.0029)["within"] and not compare("< 2e-3", 0.004)["within"]
+    assert compare("> 10", 7)["within"] and not compare("> 10", 6)["within"]
+    # counts that grow with the trace and values that are not one number are not compared
+    assert compare("8351", 576, Compare(scale_dependent=True))["within"] is None
+    assert compare("far more than Poisson", 3.0)["within"] is None
+    assert compare("0.5", "12 / 3")["within"] is None
+    # a string of ours printed with its unit is taken as it is
+    assert compare("60%", "60.6%")["ours_value"] == 60.6 and compare("60%", "60.6%")["within"]
+    # a factor does not bridge a zero or a sign
+    assert compare("0", 0.001)["within"] is False and compare("0.3", -0.3)["within"] is False
+
+
+@given(p=st.floats(1e-6, 1e6), r=st.floats(1 / 3, 3), f=st.floats(1, 3))
+def test_a_factor_tolerance_is_symmetric_in_ratio(p, r, f):
+    tol = Compare(tolerance=factor(f, "test"))
+    within = compare(p, p * r, tol)["within"]
+    assert within == (max(r, 1 / r) <= f * (1 + 1e-12)) or math.isclose(max(r, 1 / r), f, rel_tol=1e-9)
+
+
+def test_agreement_counts_rows_by_section():
+    a = summary.rows("A", [("x", "1", 1.2), ("y", "1", 3.0), ("z", "n/a", 2.0), ("n", "8351", 576, "", Compare(scale_dependent=True))])
+    b = summary.rows("B", [("x", "2", 2.0)])
+    t = summary.agreement(summary.combine([a, b]))
+    got = {r["section"]: (r["rows"], r["compared"], r["within"], r["scale_dependent"]) for r in t.iter_rows(named=True)}
+    assert got == {"A": (4, 2, 1, 1), "B": (1, 1, 1, 0), "all": (5, 3, 2, 1)}
+    assert t.filter(pl.col("section") == "all")["share"][0] == pytest.approx(2 / 3)
+
+
+def test_pipes_in_cells_are_escaped():
+    page = summary.render([summary.rows("S", [("max |m_abs FF − m_abs BF|", "0", 0.0, "a | b")])])
+    assert "| max \\|m_abs FF − m_abs BF\\| | 0 | 0 |" in page and "a \\| b" in page
 
 
 def test_counts_summary_hand_computed():

@@ -238,7 +238,7 @@ def summary_parts():
 def all_targets():
     targets = [path for tables, paths in TARGETS if have_tables(*tables) for path in paths]
     if summary_parts():
-        targets.append(f"{RESULTS}/summary.md")
+        targets += [f"{RESULTS}/summary.csv", f"{RESULTS}/summary.md"]
     return targets
 
 

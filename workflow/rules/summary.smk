@@ -1,13 +1,15 @@
-# results/<run>/summary.md: every reproduced number beside the paper's, from the parts each stage registers.
+# results/<run>/summary.csv and summary.md: every reproduced number beside the paper's, in one unit and within a
+# stated tolerance (colocate.report.compare), from the parts each stage registers.
 
 
 rule summary:
     input:
         parts=summary_parts(),
         # every output of the run: the summary lists the analyses that lacked data, with their reasons
-        outputs=lambda wc: [t for t in all_targets() if not t.endswith("summary.md")],
+        outputs=lambda wc: [t for t in all_targets() if not t.endswith(("summary.md", "summary.csv"))],
     output:
-        report(f"{RESULTS}/summary.md", caption="../report/summary.rst", category="Summary"),
+        table=report(f"{RESULTS}/summary.csv", caption="../report/summary.rst", category="Summary"),
+        page=report(f"{RESULTS}/summary.md", caption="../report/summary.rst", category="Summary"),
     log:
         f"{RESULTS}/logs/summary.log",
     benchmark:
@@ -18,7 +20,7 @@ rule summary:
         runtime=5,
     params:
         run=RUN,
-        code=code_digest("report.summary", "insufficient"),
+        code=code_digest("report.summary", "report.compare", "insufficient"),
     conda:
         "../../environment.yml"
     script:

@@ -1,4 +1,5 @@
-"""Assemble results/<run>/summary.md from the per-analysis summary tables and the status of every output."""
+"""Assemble results/<run>/summary.csv (one row per compared quantity) and summary.md from the per-analysis parts
+and the status of every output."""
 from pathlib import Path
 
 import polars as pl
@@ -12,8 +13,10 @@ def main(inputs, outputs, params, log):
     statuses = [s for s in status.values() if s]
     parts = [pl.read_csv(p, schema=summary.COLUMNS) for p in inputs.parts if not status[p]]
     skipped = pl.DataFrame([s.__dict__ for s in statuses], schema={k: pl.String for k in ("analysis", "reason", "needs", "origin")})
-    Path(outputs[0]).write_text(summary.render(parts, run=params.run, skipped=skipped))
-    log.info("%d parts, %d analyses lacked data", len(parts), skipped.height)
+    table = summary.combine(parts)
+    table.write_csv(outputs.table)
+    Path(outputs.page).write_text(summary.render([table], run=params.run, skipped=skipped))
+    log.info("%d parts, %d analyses lacked data\n%s", len(parts), skipped.height, summary.agreement(table))
 
 
 if __name__ == "__main__":

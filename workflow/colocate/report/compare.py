@@ -1,0 +1,141 @@
+"""A reproduced number against the paper's: the paper's printed value parsed, one unit, a tolerance with its reason.
+
+Each summary row (:func:`colocate.report.summary.rows`) may carry a :class:`Compare`: the paper item it
+reproduces (``"Table II"``), the unit both sides are shown in, the factor that brings ours into that
+unit (100 for a fraction shown as %), the :class:`Tolerance` within which ours agrees (a factor, or an
+absolute band, each with its reason: statistical noise at this scale, or a model factor), whether the
+quantity grows with the trace (counts: not compared), and the measured cause of a known deviation.
+Without one, a row is compared within :data:`DEFAULT_TOLERANCE` when both sides parse as numbers.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+
+__all__ = ["Compare", "PaperValue", "Tolerance", "DEFAULT_TOLERANCE", "absolute", "compare", "factor", "parse_number"]
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    """Ours agrees with the paper's value p when within ``value`` of it: a factor (p/f ≤ ours ≤ p·f) or ± an amount."""
+
+    kind: str  # "factor" | "absolute"
+    value: float
+    reason: str
+
+    def __post_init__(self) -> None:
+        if self.kind not in ("factor", "absolute"):
+            raise ValueError(f"tolerance kind must be factor or absolute, got {self.kind!r}")
+        if not (self.value > 0 and math.isfinite(self.value)) or (self.kind == "factor" and self.value < 1):
+            raise ValueError(f"a {self.kind} tolerance must be finite and positive (a factor ≥ 1), got {self.value}")
+
+    def __str__(self) -> str:
+        return f"×{self.value:g}" if self.kind == "factor" else f"±{self.value:g}"
+
+    def band(self, paper: float) -> tuple[float, float]:
+        """The interval of values that agree with ``paper``."""
+        if self.kind == "absolute":
+            return paper - self.value, paper + self.value
+        lo, hi = sorted((paper / self.value, paper * self.value))
+        return lo, hi
+
+
+def factor(value: float, reason: str) -> Tolerance:
+    return Tolerance("factor", value, reason)
+
+
+def absolute(value: float, reason: str) -> Tolerance:
+    return Tolerance("absolute", value, reason)
+
+
+#: The tolerance of a row that names none: the synthetic trace is a model, so agreement within 1.5×.
+DEFAULT_TOLERANCE = factor(1.5, "default: within a factor of 1.5 of the paper")
+
+
+@dataclass(frozen=True)
+class Compare:
+    """How one summary row compares with the paper; see the module docstring."""
+
+    item: str = ""
+    unit: str = ""
+    scale: float = 1.0
+    tolerance: Tolerance = DEFAULT_TOLERANCE
+    scale_dependent: bool = False
+    cause: str = ""
+    extra: dict = field(default_factory=dict, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class PaperValue:
+    """A number as the paper prints it: its relation (=, ≈, <, >), value and unit ("%" or "")."""
+
+    relation: str
+    value: float
+    unit: str
+
+
+_NUMBER = r"[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)?(?:\.\d+)?(?:e[-+]?\d+)?"
+_LEADING = re.compile(rf"^\s*(≈|~|about|<|>|≤|≥)?\s*({_NUMBER})\s*(%)?", re.IGNORECASE)
+_RELATIONS = {"≈": "≈", "~": "≈", "about": "≈", "<": "<", "≤": "<", ">": ">", "≥": ">"}
+
+
+def parse_number(text: object) -> PaperValue | None:
+    """The leading number of a printed value (``"8,351"``, ``"≈540 (…)"``, ``"< 2e-3"``, ``"10.83%"``).
+
+    None when there is none, or when the text lists several values (``"0.46 / 0.43"``, ``"12 / 3.4"``).
+    """
+    if text is None or (isinstance(text, float) and math.isnan(text)):
+        return None
+    if isinstance(text, bool):
+        return None
+    if isinstance(text, (int, float)):
+        return PaperValue("=", float(text), "")
+    m = _LEADING.match(str(text))
+    if not m or not re.search(r"\d", m.group(2)):
+        return None
+    rest = str(text)[m.end():]
+    if re.match(r"\s*/\s*[-+]?\d", rest):
+        return None
+    relation = _RELATIONS.get((m.group(1) or "").lower(), "=")
+    return PaperValue(relation, float(m.group(2).replace(",", "")), m.group(3) or "")
+
+
+def compare(paper: object, ours: object, spec: Compare | None = None) -> dict:
+    """The machine-readable comparison of one row: both values in one unit, the tolerance, and whether ours agrees.
+
+    ``within`` is None when the row cannot be compared: either side is not one number, or the quantity is
+    scale-dependent (a count that grows with the trace).
+    """
+    spec = spec or Compare()
+    p, o = parse_number(paper), parse_number(ours)
+    unit = spec.unit or (p.unit if p else "") or (o.unit if o else "")
+    ours_value = None
+    if o is not None:
+        # a value printed with its unit (a string "60.6%") is already in it; a raw number is scaled
+        ours_value = o.value if (isinstance(ours, str) and o.unit) else o.value * spec.scale
+    paper_value = p.value if p else None
+    within = None
+    if p is not None and ours_value is not None and not spec.scale_dependent and math.isfinite(ours_value):
+        lo, hi = spec.tolerance.band(p.value)
+        if p.relation == "<":
+            within = ours_value <= hi
+        elif p.relation == ">":
+            within = ours_value >= lo
+        elif spec.tolerance.kind == "factor" and (p.value == 0 or (p.value > 0) != (ours_value > 0)):
+            within = ours_value == p.value  # a factor cannot bridge a sign or a zero
+        else:
+            within = lo <= ours_value <= hi
+    return {
+        "item": spec.item,
+        "paper_value": paper_value,
+        "relation": p.relation if p else None,
+        "ours_value": ours_value,
+        "unit": unit,
+        "tolerance": str(spec.tolerance),
+        "tolerance_reason": spec.tolerance.reason,
+        "within": within,
+        "scale_dependent": spec.scale_dependent,
+        "cause": spec.cause,
+    }
