@@ -529,7 +529,38 @@ def test_fit_tables_and_summary():
     assert t["statistics"]["size"].to_list() == [18, 49] and t["statistics"]["observations"].to_list() == [500, 500]
     assert t["moments"].height == 8 and t["models"].height == 2 * 2 * 2
     rows = betafit.unuvar_summary(t, 0.05, 0.8)
-    assert any(r[1] == "0.084 / 0.002" for r in rows)  # the paper's Table VI beside ours
+    assert any(r[1] == "0.084" for r in rows)  # the paper's K-S D beside ours
+
+
+def test_unuvar_summary_compares_one_number_per_row():
+    """Each printed number is its own row with the paper's item; the K-S decision is shown, not compared; the
+    actual over-utilised share is compared within 2 SE of two binomial shares; the cause only where outside."""
+    from colocate.report import summary
+
+    rng = np.random.default_rng(5)
+    frames = [pl.DataFrame({"size": n, "source": "realizations", "utilisation": stats.beta(5, 5).rvs(500, random_state=rng)})
+              for n in (18, 49)]
+    t = betafit.fit_tables(pl.concat(frames), 0.8, [0.8])
+    rows = summary.rows("Unuvar", betafit.unuvar_summary(t, 0.05, 0.8))
+    by = {r["quantity"]: r for r in rows.iter_rows(named=True)}
+    assert all(rows["item"].str.len_chars() > 0)
+    mean18, mean49 = by["Table II: mean utilisation, 18 tasks (realizations)"], by["Table IV: mean utilisation, 49 tasks (realizations)"]
+    assert (mean18["item"], mean18["paper_value"], mean49["item"], mean49["paper_value"]) == ("Table II", 0.49, "Table IV", 0.5)
+    assert mean18["within"] is not None and mean18["ours_value"] == pytest.approx(t["statistics"]["mean"][0])
+    ks = by["§IV-C: K-S D, 18 tasks (realizations)"]
+    assert ks["paper"] == "0.084" and ks["within"] is not None and ks["cause"] == ""
+    test = by["§IV-C: K-S test at 0.05, 18 tasks (realizations)"]
+    assert test["paper"] == "rejected (p = 0.002)" and test["within"] is None
+    assert by["Table VI: K-S D, 49 tasks (realizations)"]["item"] == "Table VI"
+    assert by["Beta α (eqs 7–8), 49 tasks (realizations)"]["paper"] == ""  # the paper prints α, β for 18 tasks only
+    actual = by["Table VII: P(U ≥ 0.8) actual, 18 tasks (realizations)"]
+    ours = t["overutilisation"]["actual"][0]
+    se = math.sqrt(0.066 * 0.934 / 500 + ours * (1 - ours) / 500)
+    assert actual["tolerance"] == f"±{2 * se:g}" and "binomial" in actual["tolerance_reason"]
+    for r in rows.iter_rows(named=True):
+        if r["quantity"].startswith(("Table IV: std", "Table II: std", "Beta", "Table VII")):
+            assert r["cause"] == (betafit.UNUVAR_CAUSE if r["within"] is False else "")
+    assert any(r["cause"] for r in rows.iter_rows(named=True))  # Beta(5, 5)'s tail is not the paper's
 
 
 def test_model_sweep_and_summary():
@@ -625,3 +656,37 @@ def test_rejection_shares_cluster_by_job():
     # one row per job gives (about) the interval of the 20 jobs alone: 0.25 ± 1.96·sqrt(.25·.75/19)·sqrt(19/20)
     half = 1.96 * math.sqrt(0.25 * 0.75 / 20)
     assert clustered["ci_lo"] == pytest.approx(0.25 - half, abs=0.01)
+
+
+def test_janus_summary_rows_carry_their_comparison():
+    """Every §3 row names its paper item; shares are shown in % on both sides; Fig 4's pair is split;
+    §3.4's tolerance is ours' CI half-width; an A-D row outside tolerance at R < 10,000 names R as its cause."""
+    from colocate.report import summary
+
+    fig1 = pl.DataFrame({"k": [1, 20, 1000], "n": [50, 50, 5], "median": [0.5, 0.0, 0.0], "iqr": [1.4, 0.27, 0.03]})
+    fig2 = pl.DataFrame({"kind": ["inst", "avg"], "median": [0.022, 0.017], "share_above_other": [0.98, 0.02]})
+    lines = pl.DataFrame({"kind": ["inst", "avg"], "intercept": [0.015, 0.0097], "intercept_lo": [0.0148, 0.0095],
+                          "intercept_hi": [0.0152, 0.0099], "slope": [0.362, 0.312], "slope_lo": [0.357, 0.307],
+                          "slope_hi": [0.368, 0.316], "n_tasks": [50, 50]})
+    s34 = pl.DataFrame({"delta": [12], "n_tasks": [7055], "share": [0.271], "ci_lo": [0.240], "ci_hi": [0.301], "jobs": [600]})
+    shares = pl.DataFrame({"share": [0.02, 0.126, 0.854]})
+    table1 = pl.DataFrame({"N": [10, 50], "samples": [1000, 1000], "ad_rejection": [0.948, 0.483], "mean_total": [0.27, 1.38]})
+    fig6 = pl.DataFrame({"N": [10], "percentile": [99.0], "median": [-0.05], "share_underestimated": [0.85]})
+    items = ch.janus_summary(fig1, fig2, lines, s34, shares, table1, fig6, n_realizations=2000)
+    t = summary.rows("S", items)
+    r = {row["quantity"]: row for row in t.iter_rows(named=True)}
+    assert t["item"].str.len_chars().min() > 0  # every row names the paper's item
+    ks = r["§3.4: K-S rejects time invariance, Δ = 12"]
+    assert (ks["unit"], ks["paper_value"], ks["ours_value"]) == ("%", 30.0, 27.1)
+    assert ks["tolerance"] == "±3.05" and ks["within"] is True  # half of [24.0%, 30.1%]
+    small, large = r["Fig 4: smallest of 3 cluster shares"], r["Fig 4: largest of 3 cluster shares"]
+    assert (small["paper"], small["ours"], small["paper_value"], small["ours_value"]) == ("1.4%", "2%", 1.4, 2.0)
+    assert (large["paper_value"], large["ours_value"], large["within"]) == (17.6, pytest.approx(85.4), False)
+    assert r["Fig 2: share of tasks with inst std > avg std"]["ours"] == "98%"
+    assert r["Fig 2: median inst std"]["ours_value"] == 0.022 and r["Fig 2: median avg std"]["ours_value"] == 0.017
+    within, outside = r["Table 1: A-D rejection rate, N = 10"], r["Table 1: A-D rejection rate, N = 50"]
+    assert within["within"] and within["cause"] == ""
+    assert outside["within"] is False and outside["cause"].startswith("R = 2,000 realizations per task")
+    assert r["Fig 3: avg std-vs-mean intercept"]["tolerance"] == "×1.5"  # the default: no reason for another
+    at_paper_r = {row[0]: row[4] for row in ch.janus_summary(fig1, fig2, lines, s34, shares, table1, fig6, n_realizations=10000)}
+    assert at_paper_r["Table 1: A-D rejection rate, N = 50"].cause == ""  # R is the paper's: no known cause

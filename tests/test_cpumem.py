@@ -346,6 +346,15 @@ def test_classify_jobs_shares_and_examples():
     assert set(ex["job_id"]) == {2, 3, 4, 6} and ex["cluster"].null_count() == 0
     summary = cpumem.summary_rows(table, out["classes"], DEFAULT)
     assert summary.filter(pl.col("quantity").str.starts_with("Flat"))["paper"].item() == "67%"
+    rows = {r["quantity"]: r for r in summary.iter_rows(named=True)}
+    assert all(r["item"] == "§4.2" for r in rows.values())
+    # shares in % on both sides: Flat 2 of 4 fitted jobs is 50% against the paper's 67% (within 1.5×)
+    flat = rows["Flat (share of fitted jobs)"]
+    assert (flat["unit"], flat["paper_value"], flat["ours_value"], flat["ours"], flat["within"]) == ("%", 67.0, 50.0, "50%", True)
+    assert rows["multi-cluster Flat (share of fitted jobs)"]["ours_value"] == pytest.approx(25.0)
+    # "about half" is no number: not compared; the job counts grow with the trace: not compared either
+    assert rows["BadlyFitted (share of classified jobs)"]["within"] is None
+    assert rows["jobs classified"]["scale_dependent"] and rows["jobs with too few points"]["scale_dependent"]
 
 
 # ----------------------------------------------------------------------------- parameter recovery

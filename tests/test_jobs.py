@@ -313,3 +313,47 @@ def test_dominant_by_chunks_equals_the_whole_table_at_once(chunk, seed):
 def test_dominant_by_chunks_rejects_a_bad_chunk():
     with pytest.raises(ValueError, match="chunk"):
         jobs.dominant_by_chunks(lambda lo, hi: _jw([(1, 0, 1.0)]), 4, 0.9, 0)
+
+
+# ----------------------------------------------------------------------------- summary rows
+
+
+def _summary_inputs(share_jobs=0.3, whole_trace=0.156):
+    stats = ["mean", "std", "min", "max"]
+    table1 = pl.DataFrame({"statistic": stats, "jobs_D": [40.0, 2.0, 30.0, 50.0], "share_jobs": [share_jobs, 0.01, 0.2, 0.4],
+                           "R_cpu": [0.95, 0.01, 0.91, 0.98], "R_mem": [0.89, 0.01, 0.85, 0.92]})
+    shares = pl.DataFrame({"class": ["production", "gratis", "other"], "tasks": [0.27, 0.21, 0.17],
+                           "cpu": [0.6, 0.2, 0.15], "memory": [0.5, 0.2, 0.2]})
+    mixtures = pl.DataFrame({"resource": ["cpu"], "class": ["gratis"], "sigma": [1.4], "mu": [1.6], "chosen": [2], "lambda1": [0.7]})
+    durations = pl.DataFrame({"statistic": ["50%", "n"], "gratis": [25.0, 100.0], "production": [100.0, 20.0], "other": [30.0, 50.0]})
+    return {"table1": table1, "shares": shares, "n_jobs": 1000, "n_dominant": 40, "tasks_per_job": pl.Series([10, 20, 30]),
+            "mixtures": mixtures, "dispersion": pl.DataFrame({"task_count_idr": [1.0, 1.0, 2.0, 3.0]}),
+            "thresholds": pl.DataFrame({"class": ["production", "gratis"], "threshold": [1.5, 3.0]}),
+            "durations": durations, "whole_trace_production": whole_trace}
+
+
+def test_summary_rows_carry_items_units_counts_and_causes():
+    rows = {r["quantity"]: r for r in jobs.summary_rows(**_summary_inputs()).iter_rows(named=True)}
+    # every row names the paper's item
+    assert all(r["item"] for r in rows.values())
+    # shares are shown in % on both sides: the paper's 3.8% against our 40 / 1000
+    d = rows["|D|, share of all jobs"]
+    assert (d["unit"], d["paper_value"], d["ours_value"], d["ours"]) == ("%", 3.8, pytest.approx(4.0), "4%")
+    assert rows["Fig 1: D's share of all tasks"]["ours_value"] == pytest.approx(65.0) and rows["Fig 1: D's share of all tasks"]["within"]
+    # the paper's lists are one row per value, each compared
+    assert rows["Fig 1: production share of tasks"]["paper_value"] == 27.0 and rows["Fig 1: gratis share of tasks"]["within"]
+    assert (rows["Table 1: R_cpu, min"]["paper_value"], rows["Table 1: R_cpu, max"]["paper_value"]) == (0.905, 0.975)
+    # counts that grow with the scale are not compared
+    for q in ("Table 1: dominant jobs alive per window (mean)", "|D|, dominant jobs", "tasks per dominant job, mean",
+              "tasks per dominant job, max"):
+        assert rows[q]["scale_dependent"] and rows[q]["within"] is None
+    # the README's measured cause, only where the row is outside: share of alive jobs 0.3 against 0.058
+    alive = rows["Table 1: share of alive jobs (mean)"]
+    assert alive["within"] is False and "dominant_alive_share" in alive["cause"]
+    prod = rows["Table 3: median duration of production jobs (min)"]
+    assert (prod["unit"], prod["within"]) == ("min", False) and "short small production jobs" in prod["cause"]
+    assert rows["Table 3: production jobs running the whole trace"]["within"] and not rows["Table 3: production jobs running the whole trace"]["cause"]
+    assert not rows["Table 3: median duration of gratis jobs (min)"]["cause"]
+    # the cause follows the run: a share within tolerance names none
+    again = {r["quantity"]: r for r in jobs.summary_rows(**_summary_inputs(share_jobs=0.06)).iter_rows(named=True)}
+    assert again["Table 1: share of alive jobs (mean)"]["within"] and not again["Table 1: share of alive jobs (mean)"]["cause"]

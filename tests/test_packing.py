@@ -640,6 +640,35 @@ def test_run_setting_headlines_and_figures(tmp_path):
 # ----------------------------------------------------------------------------- admission control on a stream (Unuvar §IV-F)
 
 
+def test_headline_numbers_carry_their_comparison():
+    """Each §5 row names its paper item; a rare-event mean q is compared within 2 SE over instances when that
+    noise is wider than the default band; §6's range 2.5–5 gives each Cantelli b its end; 7% is shown in %."""
+    from colocate.report import summary
+
+    cells = {("GPA", 0.05): ([0.05] * 4, 37), ("GPA", 0.001): ([0.0016] * 4, 47), ("av", 1.0): ([0.46] * 4, 28),
+             ("Cantelli", 1.0): ([3e-4, 3.2e-4, 2.8e-4, 3e-4], 53), ("Cantelli", 1.7): ([2e-6] * 4, 70),
+             ("Cantelli", 4.4): ([0.0] * 4, 140), ("perc", 99.0): ([0.0, 0.0, 0.0, 4e-6], 100)}
+    rows = []
+    for (est, par), (qs, m_abs) in cells.items():
+        for i, q in enumerate(qs):
+            for axes in ({}, {"algorithm": "FF"}, {"rebalance": False}, {"data": "avg"}):
+                rows.append({**pg.BASE, "instance": i, "estimator": est, "parameter": par, "m_abs": m_abs,
+                             "m": m_abs / 28, "q": q * (1.1 if axes.get("rebalance") is False else 2.0 if axes else 1.0), **axes})
+    t = summary.rows("S", pg.headline_numbers(pl.DataFrame(rows)))
+    r = {row["quantity"]: row for row in t.iter_rows(named=True)}
+    assert t["item"].str.len_chars().min() > 0  # every row names the paper's item
+    rare = r["perc 99: mean q"]  # one instance of four with any overload: 2 SE = 2 · 2e-6 / √4
+    assert rare["tolerance"] == "±2e-06" and rare["within"] is True and "4 instances" in rare["tolerance_reason"]
+    assert r["Cantelli 1: mean q"]["tolerance"] == "×1.5"  # its noise is narrower than the default band
+    ends = (r["Cantelli 1.7: machines / lower bound m"], r["Cantelli 4.4: machines / lower bound m"])
+    assert [e["paper_value"] for e in ends] == [2.5, 5.0] and all(e["item"] == "§6" for e in ends)
+    rebalancing = r["rebalancing: mean relative decrease of q (GPA, av)"]
+    assert (rebalancing["paper"], rebalancing["unit"], rebalancing["paper_value"]) == ("≈ 7%", "%", 7.0)
+    assert rebalancing["ours"].endswith("%") and rebalancing["ours_value"] == pytest.approx(100 * 0.1 / 1.1)
+    ff = r["max |m_abs FF − m_abs BF|"]
+    assert (ff["relation"], ff["paper_value"], ff["ours_value"], ff["within"]) == ("<", 1.0, 0.0, True)
+
+
 def test_arrivals_follow_littles_law_and_draws_come_from_each_task():
     rng = np.random.default_rng(5)
     lifetimes = rng.integers(24, 300, 50)
@@ -672,6 +701,22 @@ def test_admission_run_reproduces_the_shape_of_table_viii():
     assert again.table.equals(t)
     names = [i[0] for i in admission.headline_numbers(t)]
     assert "ε=0.005: rejected share" in names
+
+
+def test_admission_headline_numbers_show_the_rejected_share_in_percent():
+    """Table VIII's rejection is a % in the paper and a fraction here: compared in %, with the README's cause when off."""
+    from colocate.report import summary
+
+    t = pl.DataFrame({"eps": [0.005, 0.02], "p_over_with": [0.011, 0.03], "p_over_without": [0.044, 0.044],
+                      "rejection": [0.1, 0.01]})
+    rows = {r["quantity"]: r for r in summary.rows("admission", admission.headline_numbers(t)).iter_rows(named=True)}
+    close, far = rows["ε=0.005: rejected share"], rows["ε=0.02: rejected share"]
+    assert (close["paper"], close["ours"], close["unit"]) == ("10.83%", "10%", "%")
+    assert (close["paper_value"], close["ours_value"], close["within"], close["cause"]) == (10.83, 10.0, True, "")
+    assert far["ours"] == "1%" and far["within"] is False and far["cause"] == admission.REJECTION_CAUSE
+    p = rows["ε=0.005: P(U > 0.8) with the controller"]
+    assert (p["item"], p["unit"], p["ours_value"], p["within"]) == ("Table VIII", "", 0.011, True)
+    assert {r["item"] for r in rows.values()} == {"Table VIII"}
 
 
 @pytest.mark.parametrize(

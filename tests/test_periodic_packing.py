@@ -247,4 +247,7 @@ def test_summary_rows_put_the_policies_side_by_side():
     rows = pp.summary_rows(table)
     assert rows[0][0] == "machines used, C = 1 (peak / phasor / mean)" and rows[0][2] == "2 / 1 / 1"
     assert rows[2][2] == "2 / 2 / 2"  # C = 0.5: each task alone already peaks at 0.7 > 0.5 → oversize
+    # machine counts grow with the jobs packed: not compared; overload shares are, had the paper any (§8.2: none)
+    assert all(r[4].item == "§8.2" for r in rows)
+    assert [r[4].scale_dependent for r in rows] == [True, False, True, False]
     assert table.filter(pl.col("capacity") == 0.5)["oversize"].to_list() == [2, 2, 0]

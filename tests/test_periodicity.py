@@ -10,6 +10,8 @@ from colocate.analysis import jobs, periodicity as pe
 from colocate.prep import mapreduce
 from colocate.trace import synth
 from colocate.insufficient import InsufficientData
+from colocate.report import summary
+from colocate.report.compare import DEFAULT_TOLERANCE
 from colocate.trace import TRACE_START_US
 
 DAY, WEEK = 288, 2016
@@ -227,6 +229,38 @@ def test_a_two_day_trace_has_no_weekly_component_and_a_daily_noise_basis():
                            phase_min_ratio=0.1)
     weekly_rows = [r for r in rows if r[0].startswith("Table 4 weekly")]
     assert all(r[2] is None and "no whole week" in r[3] for r in weekly_rows)
+    # no job with a weekly ratio: no standard error, the default tolerance; the daily rows' is 2 SE over 2 jobs
+    assert all(r[4].tolerance == DEFAULT_TOLERANCE and r[4].item == "Table 4" for r in weekly_rows)
+    daily = {r[0]: r[4].tolerance for r in rows if r[0].startswith("Table 4 daily")}
+    assert daily["Table 4 daily ratio, mean"].value == pytest.approx(2 * 0.232 / np.sqrt(2), rel=0.05)
+
+
+def test_summary_rows_compare_table4_within_its_standard_error_at_this_number_of_jobs():
+    """Four noiseless 29-day jobs: Table 4's statistics within 2 SE over 4 jobs, shares within a binomial 2 SE."""
+    X = np.array([pattern(N29, daily=d, weekly=w) for d, w in ((0.3, 0.15), (0.25, 0.0), (0.05, 0.2), (0.4, 0.1))])
+    res = pe.analyse(jobs_frame(4, N29), windows_frame(X, [1, 2, 3, 4]), N29)
+    rows = pe.summary_rows(res["components"], res["weekly"], res["phases"], n_windows=N29, significance_ratio=0.12,
+                           strong_ratio=0.2, phase_min_ratio=0.1)
+    t = {r["quantity"]: r for r in summary.rows("s", rows).iter_rows(named=True)}
+    assert all(r["item"] in ("Table 4", "§5.2", "§8.2") for r in t.values())
+    assert t["long-running production dominant jobs analysed"]["scale_dependent"]
+    # a mean's SE is Table 4's std / √4, a median's Table 4's interquartile range / √4 (2 significant digits)
+    mean = t["Table 4 daily ratio, mean"]
+    assert mean["tolerance"] == "±0.23" and "over 4 jobs" in mean["tolerance_reason"]
+    assert mean["ours_value"] == pytest.approx(0.25, abs=0.01) and mean["within"]
+    assert t["Table 4 daily ratio, median"]["tolerance"] == "±0.32"
+    # noiseless jobs: noise 0 against the paper's median 0.058 ± 0.036 is outside and names the README's cause;
+    # against the mean 0.1 ± 0.15 it is within and names none
+    noise_median, noise_mean = t["Table 4 noise ratio, median"], t["Table 4 noise ratio, mean"]
+    assert noise_median["within"] is False and "top quartile" in noise_median["cause"]
+    assert noise_mean["within"] and not noise_mean["cause"]
+    # "two thirds" is compared as 0.667 within 2 SE of a binomial share over 4 jobs; 3 of 4 jobs have daily ratio > 0.12
+    daily = t["share with significant daily pattern"]
+    assert (daily["paper_value"], daily["ours_value"], daily["within"]) == (pytest.approx(0.667), 0.75, True)
+    assert daily["tolerance"] == f"±{float(f'{2 * np.sqrt(2 / 9 / 4):.2g}'):g}"
+    assert t["share with very strong daily pattern"]["relation"] == ">"
+    # which days are low is no number to hold against the paper's "two low days"
+    assert t["weekly pattern: modal pair of low days"]["within"] is None
 
 
 def test_no_job_is_too_little_data_and_says_why():

@@ -534,6 +534,54 @@ def test_confidence_intervals_match_scipy():
     ci = pa.confidence_intervals(m).row(0, named=True)
     lo, hi = stats.t.interval(0.95, df=4, loc=x.mean(), scale=stats.sem(x))
     assert (ci["mean"], ci["ci_low"], ci["ci_high"]) == pytest.approx((x.mean(), lo, hi))
+    assert (ci["min"], ci["max"]) == (0.2, 0.9)  # the spread of a single run
+
+
+def _summary_inputs(reject_pct: float, requests: int = 3940) -> dict[str, pl.DataFrame]:
+    """Tables of a two-policy run: PACK rejects ``reject_pct`` % of ``requests`` in replicate 0."""
+    total = round(reject_pct * requests / 100)
+    table2 = pl.DataFrame({"measure": ["% Reject", "Average"], "resource": ["", "cpu"],
+                           "PACK": [100 * total / requests, 0.41], "ABP": [100 * total / requests, 0.41]})
+    table3 = pl.DataFrame({"gpu demand": ["0", "1", "2", "3", "4", "Total"],
+                           "PACK": [0, 0, 1, 0, total - 1, total], "ABP": [0, 0, 3, 0, total - 3, total]})
+    table8 = pl.DataFrame({"Analytic": [0.76], "Observed": [0.7], "PACK": [0.4], "ABP": [0.5]})
+    reps = [("PACK", "reject_pct", 1.0, 0.4, 2.3), ("ABP", "reject_pct", 1.0, 0.5, 2.3),  # runs vary > ×1.5
+            ("PACK", "mean_cpu", 0.41, 0.40, 0.43), ("ABP", "mean_cpu", 0.41, 0.40, 0.43),  # runs vary < ×1.5
+            ("PACK", "rejected", 40.0, 16.0, 91.0), ("ABP", "rejected", 40.0, 14.0, 91.0)]
+    replicates = pl.DataFrame([{"policy": p, "metric": m, "n": 20, "mean": mean, "sd": 0.1, "ci_low": mean - 0.1,
+                                "ci_high": mean + 0.1, "min": lo, "max": hi} for p, m, mean, lo, hi in reps])
+    return {"table2": table2, "table3": table3, "table8": table8, "replicates": replicates,
+            "tests": pl.DataFrame(schema={"policy": pl.String, "baseline": pl.String}), "bsa": pl.DataFrame()}
+
+
+def test_summary_rows_compare_the_papers_one_run_with_the_spread_of_ours():
+    rows = pa.summary_rows(**_summary_inputs(1.1))
+    by = {r["quantity"]: r for r in rows.iter_rows(named=True)}
+    assert all(rows["item"].str.len_chars() > 0)
+    # the paper's 0.46 (PACK) lies in our runs' 0.4–2.3, its 0.33 (ABP) below 0.5: a tolerance from the range
+    pack, abp = by["Table II % Reject PACK"], by["Table II % Reject ABP"]
+    assert (pack["item"], pack["unit"], pack["ours"], pack["within"]) == ("Table II", "%", "1%", True)
+    assert pack["tolerance"] == "±0.6" and "range of our 20 replicates" in pack["tolerance_reason"]
+    assert abp["within"] is False and abp["tolerance"] == "±0.5"
+    # a quantity whose runs vary less than ×1.5 keeps the default factor
+    assert by["Table II Average cpu PACK"]["tolerance"] == "×1.5"
+    # Table III on the paper's 3,940 requests: compared; the total against the runs' range, a level within Poisson noise
+    total, level = by["Table III rejections total, PACK"], by["Table III rejections with gpu demand 4, PACK"]
+    assert total["item"] == "Table III" and not total["scale_dependent"] and total["within"] is True
+    assert level["tolerance"] == f"±{2 * np.sqrt(18 + 42):g}" and "Poisson" in level["tolerance_reason"]
+    assert by["Table VIII γ^sys PACK"]["item"] == "Table VIII"
+    # on a stream of another size the counts are not compared
+    short = {r["quantity"]: r for r in pa.summary_rows(**_summary_inputs(1.1, requests=940)).iter_rows(named=True)}
+    assert short["Table III rejections total, PACK"]["scale_dependent"] and short["Table III rejections total, PACK"]["within"] is None
+
+
+def test_trace_summary_has_one_value_per_row():
+    table = pl.DataFrame({"policy": ["ABP"], "requests": [100], "rejected": [2], "reject_pct": [2.0], "sd_cpu": [0.2],
+                          "sd_memory": [0.1], "offered_cpu_load": [0.55], "offered_memory_load": [0.3]})
+    rows = {r["quantity"]: r for r in pa.trace_summary(table).iter_rows(named=True)}
+    assert set(rows) == {"% reject ABP", "StDev of CPU utilisation, ABP", "StDev of memory utilisation, ABP"}
+    assert rows["% reject ABP"]["ours"] == "2%" and rows["StDev of memory utilisation, ABP"]["ours_value"] == 0.1
+    assert all(r["item"].startswith("beyond the paper") and r["within"] is None for r in rows.values())
 
 
 def test_paired_comparison_known_answers():

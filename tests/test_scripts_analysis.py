@@ -160,10 +160,10 @@ def test_cpumem_tables_shares_by_hand(tmp_path):
     production = table.filter(pl.col("scope") == "production")
     assert production.filter(pl.col("category") == "Flat")["share_of_fitted"].item() == pytest.approx(1.0)
     ours = dict(pl.read_csv(outputs["summary"], infer_schema=False).select("quantity", "ours").iter_rows())
-    assert ours["Flat (share of fitted jobs)"] == "0.6"
-    assert ours["BadlyFitted (share of classified jobs)"] == "0.1667"
+    assert ours["Flat (share of fitted jobs)"] == "60%"  # shown in % as the paper prints it
+    assert ours["BadlyFitted (share of classified jobs)"] == "16.67%"
     assert (ours["jobs classified"], ours["jobs with too few points"]) == ("6", "1")
-    assert ours["DBSCAN noise (share of the classified jobs' points)"] == "0.05"  # (10 + 20) / 600 points
+    assert ours["DBSCAN noise (share of the classified jobs' points)"] == "5%"  # (10 + 20) / 600 points
 
 
 def test_cpumem_tables_passes_an_upstream_status_on(tmp_path):

@@ -477,9 +477,11 @@ def example_points(points: pl.DataFrame, classes: pl.DataFrame) -> pl.DataFrame:
 
 
 def summary_rows(table: pl.DataFrame, classes: pl.DataFrame, settings: Settings) -> pl.DataFrame:
-    """Headline numbers of §4.2 beside the paper's (for results/summary.md)."""
+    """Headline numbers of §4.2 beside the paper's (for results/summary.md): shares in %, job counts not compared."""
     from colocate.report import summary
+    from colocate.report.compare import Compare
 
+    pct = Compare(item="§4.2", unit="%", scale=100.0)
     overall = {r["category"]: r for r in table.filter(pl.col("scope") == "all").iter_rows(named=True)}
     classified = classes.filter(pl.col("category") != TOO_FEW)
     n_points = classified["n_points"].sum()
@@ -492,12 +494,14 @@ def summary_rows(table: pl.DataFrame, classes: pl.DataFrame, settings: Settings)
     return summary.rows(
         "CPU vs memory (Beaumont et al. §4.2)",
         [
-            ("Flat (share of fitted jobs)", "67%", overall["Flat"]["share_of_fitted"], f"{n_fitted} fitted jobs"),
-            ("multi-cluster Flat (share of fitted jobs)", "6.5%", overall["MultiFlat"]["share_of_fitted"], "≥ 2 DBSCAN clusters, all flat"),
-            ("Slope (share of fitted jobs)", "26.5%", overall["Slope"]["share_of_fitted"], "affine memory in CPU"),
-            ("BadlyFitted (share of classified jobs)", "about half", overall["BadlyFitted"]["share_of_classified"], crit),
-            ("jobs classified", None, classified.height, f"≥ {settings.min_points} sampled points"),
-            ("jobs with too few points", None, overall[TOO_FEW]["n_jobs"], "left out of the shares"),
-            ("DBSCAN noise (share of the classified jobs' points)", None, noise, "left out of the fits"),
+            ("Flat (share of fitted jobs)", "67%", overall["Flat"]["share_of_fitted"], f"{n_fitted} fitted jobs", pct),
+            ("multi-cluster Flat (share of fitted jobs)", "6.5%", overall["MultiFlat"]["share_of_fitted"], "≥ 2 DBSCAN clusters, all flat", pct),
+            ("Slope (share of fitted jobs)", "26.5%", overall["Slope"]["share_of_fitted"], "affine memory in CPU", pct),
+            ("BadlyFitted (share of classified jobs)", "about half", overall["BadlyFitted"]["share_of_classified"], crit, pct),
+            ("jobs classified", None, classified.height, f"≥ {settings.min_points} sampled points",
+             Compare(item="§4.2", scale_dependent=True)),
+            ("jobs with too few points", None, overall[TOO_FEW]["n_jobs"], "left out of the shares",
+             Compare(item="§4.2", scale_dependent=True)),
+            ("DBSCAN noise (share of the classified jobs' points)", None, noise, "left out of the fits", pct),
         ],
     )
