@@ -556,7 +556,7 @@ def test_unuvar_summary_compares_one_number_per_row():
     actual = by["Table VII: P(U ≥ 0.8) actual, 18 tasks (realizations)"]
     ours = t["overutilisation"]["actual"][0]
     se = math.sqrt(0.066 * 0.934 / 500 + ours * (1 - ours) / 500)
-    assert actual["tolerance"] == f"±{2 * se:g}" and "binomial" in actual["tolerance_reason"]
+    assert actual["tolerance"] == f"±{2 * se:.3g}" and "binomial" in actual["tolerance_reason"]
     for r in rows.iter_rows(named=True):
         if r["quantity"].startswith(("Table IV: std", "Table II: std", "Beta", "Table VII")):
             assert r["cause"] == (betafit.UNUVAR_CAUSE if r["within"] is False else "")

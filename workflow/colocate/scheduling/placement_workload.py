@@ -2,11 +2,25 @@
 
 * :class:`Experiment` is the paper's experiment (Table I, §IV): homogeneous nodes, pod types with
   a demand vector and an offered load, Poisson arrivals and exponential lifetimes in phases.
-  Every type present in a phase arrives at the same rate λ, and its mean lifetime is set so that
-  it offers its load: τ_k = ρ_k · N · c_load / (λ · d_k,load) (the load is measured on one
-  resource, CPU in the paper). Equal rates are what Table IV's analytic μ^dem implies (a mix of
-  one third of each type in phase III) and make the three phases of 666, 1,334 and 2,000
-  requests equally long.
+  Each type k arrives at a rate λ_k fixed for the whole run, and its mean lifetime is set so that
+  it offers its load: τ_k = ρ_k · N · c_load / (λ_k · d_k,load) (the load is measured on one
+  resource, CPU in the paper). The paper does not give the rates; ``arrival_mix`` picks the reading:
+
+  - ``equal`` (default): λ_k = λ (``arrival_rate``) for every type. This is the mix Table IV's
+    analytic μ^dem assumes (one third of each type in phase III), and it makes the three phases
+    of 666, 1,334 and 2,000 requests equally long (rates λ, 2λ, 3λ).
+  - ``load``: λ_k = λ · ρ_k / ρ̄, ρ̄ the mean load of the pod types that occur in the phases, so
+    the arrivals of every phase are mixed in proportion to the loads of its types (Table I: A:B:C
+    = 3:4:4 in phase III, 3:4 in phase II) and a phase holding every type (phase III, where the
+    snapshot is taken) keeps its total rate T·λ. Phases with fewer types run at the sum of their
+    types' rates (Table I: 0.818λ and 1.909λ instead of λ and 2λ). A type keeps one rate and one
+    lifetime across phases, so each offers its Table I load in every phase; normalising each
+    phase separately instead would change a type's rate from phase to phase and with it either
+    its lifetime or its load. The observed rows of Tables IV, V and VIII (γ^dem 0.679 at pod
+    3961) point to this mix: it gives γ^dem ≈ 0.69 where the equal mix gives ≈ 0.75.
+
+  Either way τ_k · λ_k, hence each type's offered load (:meth:`Experiment.offered_load`), is the
+  same; only the proportions of the types among arrivals, and so the lifetimes, change.
 * :func:`analytic_demand` gives the mixture mean μ^dem and covariance Σ^dem of relative demand
   (Tables IV–V, "analytic").
 * :func:`trace_requests` builds a two-resource request stream and a set of nodes from the trace:
@@ -27,13 +41,16 @@ from colocate.registry import ConfigError
 from colocate.scheduling import placement as P
 from colocate.scheduling.placement import Workload
 
+#: Readings of the per-type arrival rates (``placement.arrival_mix``): see the module docstring.
+ARRIVAL_MIXES = ("equal", "load")
+
 #: µs per 5-minute window of task_usage (the task table counts records of this length).
 WINDOW_S = 300.0
 
 
 @dataclass(frozen=True)
 class Phase:
-    """Requests ``requests`` drawn from the pod ``types`` (all at the same rate)."""
+    """Requests ``requests`` drawn from the pod ``types`` (each at its rate, :meth:`Experiment.arrival_rates`)."""
 
     types: tuple[str, ...]
     requests: int
@@ -53,6 +70,7 @@ class Experiment:
     phases: tuple[Phase, ...]
     load_resource: str = "cpu"
     arrival_rate: float = 1.0
+    arrival_mix: str = "equal"
     warmup: int = 60
     snapshot_pod: int = 3961
     key: str = "placement"
@@ -73,6 +91,7 @@ class Experiment:
             phases=phases,
             load_resource=section["load_resource"],
             arrival_rate=float(section["arrival_rate"]),
+            arrival_mix=str(section.get("arrival_mix", "equal")),
             warmup=int(section["warmup"]),
             snapshot_pod=int(section["snapshot_pod"]),
             key=key,
@@ -130,6 +149,8 @@ class Experiment:
             )
         if self.arrival_rate <= 0:
             raise ConfigError(f"{k}.arrival_rate: must be positive, got {self.arrival_rate}")
+        if self.arrival_mix not in ARRIVAL_MIXES:
+            raise ConfigError(f"{k}.arrival_mix: one of {list(ARRIVAL_MIXES)}, got {self.arrival_mix!r}")
 
     @property
     def total_requests(self) -> int:
@@ -148,43 +169,79 @@ class Experiment:
         """T × R demands of the pod types, in :attr:`type_names` order."""
         return np.array([self.pod_types[t][0] for t in self.type_names], dtype=np.float64)
 
+    def loads(self) -> np.ndarray:
+        """Offered load ρ_k of each pod type (type_names order), Table I's "Load"."""
+        return np.array([self.pod_types[t][1] for t in self.type_names])
+
+    def arrival_rates(self, arrival_mix: str | None = None) -> np.ndarray:
+        """λ_k of each pod type (type_names order) under ``arrival_mix`` (default: this experiment's).
+
+        ``equal``: λ_k = λ. ``load``: λ_k = λ · ρ_k / ρ̄, ρ̄ the mean load of the types that occur in
+        the phases (so λ_k = λ on average over them; a type in no phase gets the same formula).
+        """
+        mix = self.arrival_mix if arrival_mix is None else arrival_mix
+        if mix not in ARRIVAL_MIXES:
+            raise ValueError(f"arrival_mix: one of {list(ARRIVAL_MIXES)}, got {mix!r}")
+        if mix == "equal":
+            return np.full(len(self.pod_types), self.arrival_rate)
+        loads = self.loads()
+        used = sorted({self.type_names.index(t) for ph in self.phases for t in ph.types})
+        return self.arrival_rate * (loads / loads[used].mean())
+
     def mean_lifetimes(self) -> np.ndarray:
-        """τ_k = ρ_k · N · c_load / (λ · d_k,load): type k then offers load ρ_k on the load resource."""
+        """τ_k = ρ_k · N · c_load / (λ_k · d_k,load): type k then offers load ρ_k on the load resource."""
         r = self.resources.index(self.load_resource)
         cap = self.nodes * self.capacity[r]
+        lam = self.arrival_rates()
         return np.array(
-            [self.pod_types[t][1] * cap / (self.arrival_rate * self.pod_types[t][0][r]) for t in self.type_names]
+            [self.pod_types[t][1] * cap / (lam[i] * self.pod_types[t][0][r]) for i, t in enumerate(self.type_names)]
         )
 
     def offered_load(self, phase: int) -> np.ndarray:
-        """Offered utilisation per resource in a phase: Σ_k λ τ_k d_k / (N c) (Fig. 1's plateaus)."""
+        """Offered utilisation per resource in a phase: Σ_k λ_k τ_k d_k / (N c) (Fig. 1's plateaus)."""
         tau = self.mean_lifetimes()
+        lam = self.arrival_rates()
         dem = self.demand_matrix()
         idx = [self.type_names.index(t) for t in self.phases[phase].types]
-        busy = (self.arrival_rate * tau[idx, None] * dem[idx]).sum(axis=0)
+        busy = (lam[idx, None] * tau[idx, None] * dem[idx]).sum(axis=0)
         return busy / (self.nodes * np.asarray(self.capacity))
 
-    def mix(self, phase: int) -> np.ndarray:
-        """Probability of each pod type (type_names order) among the arrivals of a phase."""
+    def mix(self, phase: int, arrival_mix: str = "equal") -> np.ndarray:
+        """Probability of each pod type (type_names order) among the arrivals of a phase, λ_k / Σ λ_j.
+
+        The default is the equal mix whatever this experiment's ``arrival_mix``: it is the mix of
+        Tables IV–V's "analytic" row (one third of each type in phase III). Pass
+        ``self.arrival_mix`` for the mix of the generated stream.
+        """
+        if arrival_mix not in ARRIVAL_MIXES:
+            raise ValueError(f"arrival_mix: one of {list(ARRIVAL_MIXES)}, got {arrival_mix!r}")
+        weight = self.loads() if arrival_mix == "load" else np.ones(len(self.pod_types))  # ∝ λ_k
         p = np.zeros(len(self.pod_types))
         for t in self.phases[phase].types:
-            p[self.type_names.index(t)] = 1.0
+            i = self.type_names.index(t)
+            p[i] = weight[i]
         return p / p.sum()
 
     def workload(self, rng: np.random.Generator) -> Workload:
-        """One realisation: Poisson arrivals (rate λ per type present), uniform type, exponential lifetime."""
+        """One realisation: Poisson arrivals (rate Σ λ_k over the types present), type k with
+        probability λ_k / Σ λ_j (uniform for ``equal``), exponential lifetime of mean τ_k."""
         tau = self.mean_lifetimes()
+        lam = self.arrival_rates()
         dem = self.demand_matrix()
         times, kinds, phases = [], [], []
         clock = 0.0
         for i, ph in enumerate(self.phases):
             idx = np.array([self.type_names.index(t) for t in ph.types])
-            rate = self.arrival_rate * idx.size
+            # equal: the original draws (rng.integers), so equal-mix streams are unchanged
+            rate = self.arrival_rate * idx.size if self.arrival_mix == "equal" else lam[idx].sum()
             gaps = rng.exponential(1.0 / rate, ph.requests)
             t = clock + np.cumsum(gaps)
             clock = float(t[-1])
             times.append(t)
-            kinds.append(idx[rng.integers(idx.size, size=ph.requests)])
+            if self.arrival_mix == "equal":
+                kinds.append(idx[rng.integers(idx.size, size=ph.requests)])
+            else:
+                kinds.append(idx[rng.choice(idx.size, size=ph.requests, p=lam[idx] / rate)])
             phases.append(np.full(ph.requests, i))
         kind = np.concatenate(kinds)
         lifetime = rng.exponential(tau[kind])
