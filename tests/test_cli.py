@@ -379,7 +379,7 @@ def test_readme_command_dry_runs(tmp_path, env, argv):
 
 
 @pytest.mark.workflow
-@pytest.mark.parametrize("argv", [c for c in _COMMANDS if "--report" in c], ids=" ".join)
+@pytest.mark.parametrize("argv", [c for _, c in _COMMANDS if "--report" in c], ids=" ".join)
 def test_readme_report_command_builds_the_report(tiny_run, tmp_path, argv):
     """``--report`` reads a finished run: run verbatim in a copy of the tiny run (no dry run exists).
 

@@ -18,6 +18,7 @@ from colocate.report import summary
 from colocate.scheduling import packing_grid as pg
 from colocate.scheduling import placement_runs as pr
 from colocate.scheduling import placement_workload as pw
+from test_placement import TABLE_I
 from wfutil import REPO
 
 SCRIPTS = REPO / "workflow" / "scripts"
@@ -126,21 +127,13 @@ def test_packing_table_stacks_the_settings_and_summarises_each_cell(tmp_path):
 #: Table I of Tantawi & Steinder on 6 nodes and 200 requests; the rest is the rule's params with
 #: placement.schema.yaml's defaults.
 SMALL_TABLE_I = {
+    **TABLE_I,
     "nodes": 6,
-    "resources": ["cpu", "memory", "gpu"],
-    "capacity": [32, 256, 4],
-    "pod_types": {
-        "A": {"demand": [2, 24, 0], "load": 0.15},
-        "B": {"demand": [8, 32, 2], "load": 0.20},
-        "C": {"demand": [16, 96, 4], "load": 0.20},
-    },
     "phases": [
         {"types": ["A"], "requests": 40},
         {"types": ["A", "B"], "requests": 60},
         {"types": ["A", "B", "C"], "requests": 100},
     ],
-    "load_resource": "cpu",
-    "arrival_rate": 1.0,
     "warmup": 20,
     "snapshot_pod": 150,
 }

@@ -104,6 +104,69 @@ def test_counts_summary_hand_computed():
     )
     s = mapreduce.counts_summary(counts)
     got = dict(zip(s["quantity"], s["ours"]))
-    assert got["all-zero tasks dropped (share of tasks)"] == "0.012"
-    assert got["tasks shorter than 2 h (share)"] == f"{748 / 788:.4g}"
+    assert got["all-zero tasks dropped (share of tasks)"] == "1.2%"  # a fraction shown in the paper's %
+    assert got["tasks shorter than 2 h (share)"] == f"{100 * 748 / 788:.4g}%"
     assert got["avg > 1 records replaced by inst"] == "3"
+    r = {row["quantity"]: row for row in s.iter_rows(named=True)}
+    zero = r["all-zero tasks dropped (share of tasks)"]
+    assert (zero["unit"], zero["paper_value"], zero["ours_value"], zero["within"]) == ("%", 1.2, pytest.approx(1.2), True)
+    assert r["failing tasks dropped (share of tasks)"]["ours"] == "20%" and r["failing tasks dropped (share of tasks)"]["within"] is None
+    for count in ("avg > 1 records replaced by inst", "long tasks (≥ 2 h)"):  # counts grow with the trace: not compared
+        assert r[count]["scale_dependent"] and r[count]["within"] is None
+    assert {row["item"] for row in r.values()} == {"§3.1", "§3.5"}
+
+
+def test_differences_list_the_rows_outside_tolerance_with_their_cause():
+    t = summary.combine([summary.rows("S", [
+        ("a", "1", 1.1),
+        ("b", "1", 3.0, "", Compare(item="Table 9", cause="the model's X is narrower (measured: Y)")),
+        ("c", "1", 0.1),
+    ])])
+    text = summary.differences(t)
+    assert text.splitlines() == [
+        "**The model's X is narrower (measured: Y).**",
+        "",
+        "- S (Table 9): b: paper 1, ours 3 (tolerance ×1.5)",
+        "",
+        "**Cause not measured yet.**",
+        "",
+        "- S: c: paper 1, ours 0.1 (tolerance ×1.5)",
+    ]
+    readme = f"intro\n{summary.README_START}\nold list\n{summary.README_END}\nrest\n"
+    assert summary.update_readme(readme, t) == f"intro\n{summary.README_START}\n{text}{summary.README_END}\nrest\n"
+
+
+def test_the_readme_list_is_generated_from_the_reference_summary():
+    """README's 'where the synthetic trace differs' list is differences() of the committed reference run."""
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parents[1]
+    reference = pl.read_csv(repo / summary.REFERENCE, schema=summary.COLUMNS)
+    readme = (repo / "README.md").read_text()
+    assert summary.update_readme(readme, reference) == readme, (
+        "README.md's list is stale: run python -m colocate.report.summary results/synthetic-default/summary.csv"
+    )
+    assert reference.height > 100 and reference["section"].n_unique() >= 10  # a whole default run
+
+
+def test_the_readme_refresh_command_runs_verbatim(tmp_path):
+    """README's command, on a copy of the repository's README and reference: it leaves an up-to-date list as it is."""
+    import re
+    import shlex
+    import shutil
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parents[1]
+    (line,) = re.findall(r"`(python -m colocate\.report\.summary [^`]*)`", (repo / "README.md").read_text())
+    copy = tmp_path / "repo"
+    (copy / "workflow/report").mkdir(parents=True)
+    (copy / "results/synthetic-default").mkdir(parents=True)
+    shutil.copy(repo / "README.md", copy / "README.md")
+    shutil.copy(repo / summary.REFERENCE, copy / "results/synthetic-default/summary.csv")
+    argv = shlex.split(line)
+    res = subprocess.run([sys.executable, *argv[1:], "--repo", str(copy)], cwd=copy, capture_output=True, text=True, check=False)
+    assert res.returncode == 0, res.stderr
+    assert (copy / "README.md").read_text() == (repo / "README.md").read_text()
+    assert (copy / summary.REFERENCE).read_bytes() == (repo / summary.REFERENCE).read_bytes()

@@ -521,6 +521,8 @@ def summary_rows(
 ) -> pl.DataFrame:
     """Headline numbers of Beaumont §3, §4.1, §4.3 and §5.1 beside the paper's (for results/summary.md).
 
+    It is long because it is a table, one entry per paper number, read top to bottom beside the paper.
+
     ``size_scale`` is the synthetic model's factor on job sizes (1 on the real
     trace): Table 2's means shift by its log, which the note says. Each row
     carries its :class:`~colocate.report.compare.Compare`: shares are shown in

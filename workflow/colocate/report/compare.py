@@ -32,7 +32,7 @@ class Tolerance:
             raise ValueError(f"a {self.kind} tolerance must be finite and positive (a factor ≥ 1), got {self.value}")
 
     def __str__(self) -> str:
-        return f"×{self.value:g}" if self.kind == "factor" else f"±{self.value:g}"
+        return f"×{self.value:.3g}" if self.kind == "factor" else f"±{self.value:.3g}"
 
     def band(self, paper: float) -> tuple[float, float]:
         """The interval of values that agree with ``paper``."""

@@ -10,6 +10,7 @@ Markdown page, one section per analysis, in the order given.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable, Sequence
 
 import polars as pl
@@ -67,7 +68,10 @@ def rows(section: str, items: Iterable[Sequence[object]]) -> pl.DataFrame:
         shown = ours if isinstance(ours, str) or c["ours_value"] is None else c["ours_value"]
         # the unit is shown on our side only when the row says ours is in it (spec.unit)
         suffix = "%" if spec is not None and spec.unit == "%" and not isinstance(ours, str) else ""
-        out.append({"section": section, "quantity": str(quantity), "paper": _fmt(paper),
+        paper_text = _fmt(paper)
+        if spec is not None and spec.unit == "%" and re.fullmatch(r"[-+]?[\d.,]+(e[-+]?\d+)?", paper_text):
+            paper_text += "%"  # the same unit on both sides, where the paper's table gives it in its header
+        out.append({"section": section, "quantity": str(quantity), "paper": paper_text,
                     "ours": _fmt(shown) + suffix if shown is not None else "", "note": note, **c})
     return pl.DataFrame(out, schema=COLUMNS)
 
@@ -94,6 +98,40 @@ def agreement(table: pl.DataFrame) -> pl.DataFrame:
         share=pl.when(pl.col("compared") > 0).then(pl.col("within") / pl.col("compared"))
     )
     return out.cast({"rows": pl.Int64, "compared": pl.Int64, "within": pl.Int64, "scale_dependent": pl.Int64})
+
+
+def differences(table: pl.DataFrame) -> str:
+    """The rows outside their tolerance as Markdown, grouped under their measured cause (the README's list).
+
+    Causes come in the order of their first row; rows without a measured cause come last.
+    """
+    out = table.filter(pl.col("within").eq(False)).with_columns(pl.col("cause").fill_null(""))
+    if not out.height:
+        return "Every compared row is within its tolerance.\n"
+    causes = [c for c in out["cause"].unique(maintain_order=True).to_list() if c] + [""]
+    lines = []
+    for cause in causes:
+        rows = out.filter(pl.col("cause") == cause)
+        if not rows.height:
+            continue
+        lines += [f"**{cause[0].upper() + cause[1:] if cause else 'Cause not measured yet'}.**" if not cause.endswith(".")
+                  else f"**{cause[0].upper() + cause[1:]}**", ""]
+        for r in rows.iter_rows(named=True):
+            item = f" ({r['item']})" if r["item"] else ""
+            lines.append(f"- {r['section']}{item}: {r['quantity']}: paper {r['paper']}, ours {r['ours']} "
+                         f"(tolerance {r['tolerance']})")
+        lines.append("")
+    return "\n".join(lines)
+
+
+#: Markers of the README's generated list (see :func:`update_readme`).
+README_START, README_END = "<!-- differences: generated from the reference summary.csv; do not edit -->", "<!-- end of differences -->"
+
+
+def update_readme(readme: str, table: pl.DataFrame) -> str:
+    """``readme`` with the block between the markers replaced by :func:`differences` of ``table``."""
+    start, end = readme.index(README_START) + len(README_START), readme.index(README_END)
+    return readme[:start] + "\n" + differences(table) + readme[end:]
 
 
 def _agrees(r: dict) -> str:
@@ -134,6 +172,8 @@ def render(
             cells = (r["quantity"], r["paper"], r["ours"], _agrees(r), note)
             lines.append("| " + " | ".join(_cell(c or "") for c in cells) + " |")
         lines.append("")
+    if table.height:
+        lines += ["## Outside tolerance", "", differences(table)]
     if skipped is not None and skipped.height:
         lines += [
             "## Analyses this trace cannot support",
@@ -155,3 +195,32 @@ def render(
             lines.append(f"| {_cell(r['origin'])} | {_cell(r['reason'])} | {_cell(r['needs'])} | {names} |")
         lines.append("")
     return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """``python -m colocate.report.summary SUMMARY_CSV``: make it the reference run and regenerate the README's list.
+
+    Copies a run's summary.csv (normally ``results/synthetic-default/summary.csv``) to
+    ``workflow/report/reference-summary.csv`` and rewrites README.md's "where the synthetic trace differs"
+    list from it; a test checks the README against the reference, so the list cannot drift.
+    """
+    import argparse
+    import shutil
+    from pathlib import Path
+
+    parser = argparse.ArgumentParser(description=main.__doc__.splitlines()[0])
+    parser.add_argument("summary_csv", type=Path)
+    parser.add_argument("--repo", type=Path, default=Path(__file__).resolve().parents[3])
+    args = parser.parse_args(argv)
+    reference = args.repo / REFERENCE
+    shutil.copyfile(args.summary_csv, reference)
+    readme = args.repo / "README.md"
+    readme.write_text(update_readme(readme.read_text(), pl.read_csv(reference, schema=COLUMNS)))
+    print(f"{reference} and {readme} updated")
+
+
+#: The reference run's summary.csv (the default run), from which the README's list is generated.
+REFERENCE = "workflow/report/reference-summary.csv"
+
+if __name__ == "__main__":
+    main()
