@@ -27,7 +27,8 @@ SCRIPTS = REPO / "workflow" / "scripts"
 
 N_TASKS, N_REAL = 40, 60
 #: The rule's params from packing.schema.yaml's defaults (instances and tasks_per_instance are smaller here).
-PACKING_PARAMS = {"seed": 2017, "max_failures": 5, "beta_threshold": 0.8, "max_pred_percentile": 99, "estimator_options": {}}
+PACKING_PARAMS = {"seed": 2017, "max_failures": 5, "fit_options": {"beta_threshold": 0.8, "max_pred_percentile": 99},
+                  "estimator_options": {}}
 
 
 def realizations(tmp_path, seed=3):

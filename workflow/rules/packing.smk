@@ -4,6 +4,7 @@
 # of Unuvar §IV-F on a stream of long tasks (Table VIII, Fig 9).
 from snakemake.utils import Paramspace
 
+from colocate.scheduling import fit_tests as _fit_tests
 from colocate.scheduling import packing_grid as _packing_grid
 
 # An absent `packing:` section gets its defaults here too (a $ref'd schema's default is not applied).
@@ -60,8 +61,8 @@ rule packing_setting:
         tasks_per_instance=PK.get("tasks_per_instance"),
         seed=PK["seed"],
         max_failures=PK["max_failures"],
-        beta_threshold=PK["beta_threshold"],
-        max_pred_percentile=PK["max_pred_percentile"],
+        # every grid-wide option a built-in fit test declares (packing.beta_threshold, ...), by its config key
+        fit_options={key: PK[key] for key in _fit_tests.FIT_OPTIONS},
         estimator_options=PACKING_ESTIMATOR_OPTIONS,
         code=code_digest("insufficient", *PACKING_CODE) + plugin_digest(*PACKING_ESTIMATORS),
     log:

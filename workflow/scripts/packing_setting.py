@@ -5,7 +5,6 @@ import polars as pl
 from colocate import io, rulescript
 from colocate.prep.tasks import TASK_KEY
 from colocate.scheduling import packing_grid as pg
-from colocate.scheduling.fit_tests import FIT_OPTIONS
 
 ANALYSIS = "Janus §5, stochastic packing grid"
 
@@ -22,7 +21,7 @@ def main(inputs, outputs, params, log):
     result = pg.run_setting(
         inst, avg, rows, cells, requests.sort("row")["cpu_request"].to_numpy(allow_copy=True).astype(np.float64),
         max_failures=p.max_failures, log=log.info, estimator_options=p.estimator_options,
-        **{key: getattr(p, key) for key in FIT_OPTIONS},  # each fit test's options, passed by the rule under their config keys
+        **p.fit_options,  # each fit test's grid-wide options, by config key (FIT_OPTIONS)
     )
     io.write_parquet(result, outputs[0])
 
