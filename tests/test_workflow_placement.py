@@ -74,7 +74,7 @@ def test_tables_figures_notebook_and_summary(run):
     assert any(c.get("outputs") for c in nb["cells"] if c["cell_type"] == "code")
     summary = pl.read_csv(run / "results/synthetic-tiny/summary/placement.csv", schema_overrides={"paper": pl.String, "ours": pl.String})
     row = summary.filter(pl.col("quantity") == "Table II % Reject ABP").row(0, named=True)
-    assert row["paper"] == "0.33" and row["ours"] and "replicates" in row["note"]
+    assert row["paper"] == "0.33%" and row["ours"].endswith("%") and "replicates" in row["note"]  # % on both sides
     bsa = pl.read_csv(run / "results/synthetic-tiny/tables/placement_bsa.csv")
     assert ((bsa["agreement"] > 0.5) & (bsa["agreement"] <= 1)).all()
 
