@@ -245,7 +245,7 @@ rule notebook_jobs_and_failures:
     params:
         n_windows=N_WINDOWS,
     log:
-        notebook=f"{RESULTS}/notebooks/03_jobs_and_failures.ipynb",
+        notebook=f"{RESULTS}/notebooks/05_jobs_and_failures.ipynb",
     benchmark:
         f"{RESULTS}/benchmarks/notebook_jobs_and_failures.tsv"
     threads: 1
@@ -255,4 +255,4 @@ rule notebook_jobs_and_failures:
     conda:
         "../../environment.yml"
     notebook:
-        "../../notebooks/03_jobs_and_failures.py.ipynb"
+        "../../notebooks/05_jobs_and_failures.py.ipynb"
