@@ -170,3 +170,10 @@ def test_the_readme_refresh_command_runs_verbatim(tmp_path):
     assert res.returncode == 0, res.stderr
     assert (copy / "README.md").read_text() == (repo / "README.md").read_text()
     assert (copy / summary.REFERENCE).read_bytes() == (repo / summary.REFERENCE).read_bytes()
+
+
+def test_within_is_a_python_bool_even_with_numpy_tolerances():
+    import numpy as np
+
+    c = compare("2e-6", np.float64(9.95e-6), Compare(tolerance=absolute(np.float64(2.55e-6), "2 SE")))
+    assert c["within"] is False  # callers test `is False` to attach a cause

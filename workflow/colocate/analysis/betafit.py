@@ -184,6 +184,11 @@ _PAPER_ITEMS = {
     "other": {"moments": "Table IV", "beta": "§IV-D", "ks": "Table VI"},
 }
 
+#: The measured cause of the smaller K-S D (issue 13): the same n = 500, but independent draws.
+KS_CAUSE = ("the same n = 500 observations as the paper, but our aggregates are independent draws (lag-1 "
+            "autocorrelation 0.00–0.09), whose median D over 200 random sets is 0.040 / 0.038 / 0.037 for 18 / 49 / 88 "
+            "tasks; a machine whose tasks stay about a day (lag-1 ≈ 0.5) gives 0.056 / 0.051 / 0.049, covering the "
+            "paper's 0.055 / 0.051: slowly varying real series inflate D")
 #: The measured cause of Unuvar's narrower aggregates (README, "Where the synthetic trace differs").
 UNUVAR_CAUSE = ("at the default scale a machine hosts about one long task, so the aggregates are random sets of "
                 "independent realizations without a real machine's time structure: narrower, and higher once "
@@ -219,7 +224,7 @@ def unuvar_summary(tables: dict[str, pl.DataFrame], alpha: float, threshold: flo
     The K-S p-values are shown as the test's decision (a p-value is not a quantity to agree within a
     factor); the actual share of over-utilised observations is compared within 2 SE of the difference of
     two binomial shares. Rows of the spread and the tail outside their tolerance carry the measured cause
-    (:data:`UNUVAR_CAUSE`); the K-S D's deviation has no measured cause.
+    (:data:`UNUVAR_CAUSE`), and the K-S D its own (:data:`KS_CAUSE`).
     """
     rows: list[tuple] = []
     st = tables["statistics"].join(tables["fits"].drop("source"), on="size").join(tables["ks"], on="size").join(
@@ -251,7 +256,11 @@ def unuvar_summary(tables: dict[str, pl.DataFrame], alpha: float, threshold: flo
              f"error (actual − estimated) {r['error']:.3f}" + (f", paper {paper['error']}" if paper else "")),
         ):
             p = paper.get(key)
-            rows.append((quantity, p, ours[key], note, _outside(p, ours[key], spec) if key in _EXPLAINED else spec))
+            if key in _EXPLAINED:
+                spec = _outside(p, ours[key], spec)
+            elif key == "ks_d" and compare(p, ours[key], spec)["within"] is False:
+                spec = replace(spec, cause=KS_CAUSE)
+            rows.append((quantity, p, ours[key], note, spec))
             if key == "ks_d":
                 rows.append((f"{item['ks']}: K-S test at {alpha:g}, {tag}", paper_decision, decision,
                              "H0: the sample follows the fitted Beta", Compare(item=item["ks"])))

@@ -127,6 +127,7 @@ def compare(paper: object, ours: object, spec: Compare | None = None) -> dict:
             within = ours_value == p.value  # a factor cannot bridge a sign or a zero
         else:
             within = lo <= ours_value <= hi
+    within = None if within is None else bool(within)  # a numpy bool would fail `is False`
     return {
         "item": spec.item,
         "paper_value": paper_value,

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 
 import numpy as np
 import polars as pl
@@ -311,6 +312,14 @@ def _q_tolerance(frame: pl.DataFrame, estimator: str, parameter: float, paper: s
                             "rare overloads, noise wider than the default band")
 
 
+#: The measured cause of the size-based tests' excess q on the synthetic trace (issue 13, item 4).
+CAUSE_Q_TAILS = (
+    "synthetic model, two measured sources: the top 2% of tasks by mean (σ ≈ 0.11, 27% of the inst variance) each "
+    "dominate a machine, leaving a ≈ 3σ margin (a quarter of the machines, 44–78% of q); and spiky tasks' far tail, "
+    "P(X > μ + 3σ) = 1.4% against 0.13% for a Gaussian. Excluding the first or trimming the second cuts q 2.4–20×"
+)
+
+
 def headline_numbers(results: pl.DataFrame) -> list[tuple]:
     """The numbers Janus & Rzadca §5 print, beside ours: (quantity, paper, ours, note, Compare) for summary.rows.
 
@@ -319,7 +328,7 @@ def headline_numbers(results: pl.DataFrame) -> list[tuple]:
     A mean q whose paper value is a rare-event frequency is compared within 2 SE over instances when
     that noise is wider than the default factor (:func:`_q_tolerance`).
     """
-    from colocate.report.compare import Compare
+    from colocate.report.compare import Compare, compare
 
     base = select(results)
     items: list[tuple] = []
@@ -337,8 +346,11 @@ def headline_numbers(results: pl.DataFrame) -> list[tuple]:
     add("av 1: mean machines m_abs", "28.0", _mean(base, "m_abs", "av", 1.0), "§5.2, 1,000-task instances", Compare(item="§5.2"))
     for est, par, paper in (("Cantelli", 1.0, "3e-4"), ("Cantelli", 1.7, "2e-6"), ("perc", 90, "7e-5"),
                             ("perc", 95, "5e-6"), ("perc", 99, "2e-8"), ("perc", 100, "0")):
-        add(f"{'max' if par == 100 else f'{est} {par:g}'}: mean q", paper, _mean(base, "q", est, par), "§5.2",
-            Compare(item="§5.2", tolerance=_q_tolerance(base, est, par, paper)))
+        value = _mean(base, "q", est, par)
+        spec = Compare(item="§5.2", tolerance=_q_tolerance(base, est, par, paper))
+        if value is not None and compare(paper, value, spec)["within"] is False:
+            spec = replace(spec, cause=CAUSE_Q_TAILS)
+        add(f"{'max' if par == 100 else f'{est} {par:g}'}: mean q", paper, value, "§5.2", spec)
     # §6 prints one range, 2.5–5, for Cantelli's b = 1.7 … 4.4: its ends (more machines for the larger b,
     # as §7's ratios 1.9 and 3.7 to GPA confirm)
     for b, paper in ((1.7, "2.5 (of 2.5–5)"), (4.4, "5 (of 2.5–5)")):
