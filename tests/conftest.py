@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import matplotlib
 import pytest
 
 from wfutil import snakemake, write_config
+
+matplotlib.use("Agg")  # the tests draw figures to files, as the rule scripts do (colocate.rulescript.run)
 
 
 @pytest.fixture(scope="session")

@@ -37,6 +37,19 @@ def test_full_dag_produces_the_outputs(tiny_run):
     assert len(manifest) == 3 + 2 + 1 + 1  # tiny: task_usage 3, task_events 2, job_events 1, machine_events 1
 
 
+def test_every_executed_notebook_shows_its_figures_inline(tiny_run):
+    """The executed copies a person opens carry their figures (the inline backend), not only Text(...) reprs."""
+    import json
+
+    paths = sorted((tiny_run / "results/synthetic-tiny/notebooks").glob("*.ipynb"))
+    assert [p.name[:2] for p in paths] == ["01", "02", "03", "04", "05"]
+    for path in paths:
+        outputs = [o for c in json.loads(path.read_text())["cells"] if c["cell_type"] == "code" for o in c.get("outputs", [])]
+        images = [o for o in outputs if "image/png" in o.get("data", {})]
+        assert images, f"{path.name} shows no figure"
+        assert not any(o.get("output_type") == "error" for o in outputs), path.name
+
+
 def test_second_invocation_has_nothing_to_do(tiny_run):
     assert planned_rules(tiny_run) == set()
 

@@ -49,6 +49,9 @@ class Files(list):
 
 def run(main: Callable[..., Any], job: Any, analysis: str | None = None) -> None:
     """Call ``main(job.input, job.output, job.params, log)`` for a Snakemake job (or :func:`call`'s stand-in)."""
+    import matplotlib
+
+    matplotlib.use("Agg")  # a rule script writes its figures to files; no display, even where one exists
     log = logs.to_file(job.log[0])
     extra = {"threads": job.threads} if "threads" in inspect.signature(main).parameters else {}
 

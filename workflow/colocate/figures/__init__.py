@@ -6,12 +6,11 @@ rule script saves it. Modules per paper area (placement, packing, …).
 
 from __future__ import annotations
 
-import matplotlib
+import matplotlib.pyplot as plt
+import seaborn as sns
 
-matplotlib.use("Agg")  # figures are files; no display
-
-import matplotlib.pyplot as plt  # noqa: E402
-import seaborn as sns  # noqa: E402
+# No backend is forced here: rule scripts choose Agg (colocate.rulescript.run), and a notebook keeps its
+# inline backend, so the figures it draws with these functions show where it runs.
 
 
 def style() -> None:
