@@ -24,7 +24,14 @@ import numpy as np
 import polars as pl
 from scipy import stats
 
-from colocate.report.compare import DEFAULT_TOLERANCE, Compare, Tolerance, absolute, compare, parse_number
+from colocate.report.compare import (
+    DEFAULT_TOLERANCE,
+    Compare,
+    Tolerance,
+    absolute,
+    cause_if_outside,
+    parse_number,
+)
 
 #: Unuvar et al.'s printed values per average number of tasks (Tables II, IV, VI, VII; α, β from §IV-C).
 PAPER = {
@@ -199,11 +206,6 @@ UNUVAR_CAUSE = ("at the default scale a machine hosts about one long task, so th
 _EXPLAINED = ("std", "alpha", "beta", "actual", "estimated")
 
 
-def _outside(paper: str | None, ours: object, spec: Compare) -> Compare:
-    """``spec`` with :data:`UNUVAR_CAUSE` when the row is outside its tolerance (the cause explains a deviation)."""
-    return replace(spec, cause=UNUVAR_CAUSE) if compare(paper, ours, spec)["within"] is False else spec
-
-
 def _share_tolerance(paper: str | None, n_paper: str | None, ours: float, n_ours: int) -> Tolerance:
     """2 SE of the difference of two binomial shares (the paper's and ours, each over its observations)."""
     p = parse_number(paper)
@@ -256,10 +258,8 @@ def unuvar_summary(tables: dict[str, pl.DataFrame], alpha: float, threshold: flo
              f"error (actual − estimated) {r['error']:.3f}" + (f", paper {paper['error']}" if paper else "")),
         ):
             p = paper.get(key)
-            if key in _EXPLAINED:
-                spec = _outside(p, ours[key], spec)
-            elif key == "ks_d" and compare(p, ours[key], spec)["within"] is False:
-                spec = replace(spec, cause=KS_CAUSE)
+            cause = UNUVAR_CAUSE if key in _EXPLAINED else KS_CAUSE if key == "ks_d" else ""
+            spec = cause_if_outside(p, ours[key], spec, cause)
             rows.append((quantity, p, ours[key], note, spec))
             if key == "ks_d":
                 rows.append((f"{item['ks']}: K-S test at {alpha:g}, {tag}", paper_decision, decision,

@@ -29,7 +29,7 @@ from dataclasses import replace
 import numpy as np
 import polars as pl
 
-from colocate.report.compare import Compare, compare
+from colocate.report.compare import Compare, cause_if_outside
 from colocate.trace import (
     PRIORITY_CLASSES,
     TRACE_START_US,
@@ -512,14 +512,6 @@ CAUSE_SHORT_PRODUCTION = (
     "synthetic model: short small production jobs join D (few small jobs, synthetic.dominant_alive_share), "
     "so D's production jobs are shorter"
 )
-
-
-def cause_if_outside(paper: object, ours: object, spec: Compare, cause: str) -> Compare:
-    """``spec`` naming ``cause`` if the row is outside its tolerance, else ``spec`` as it is.
-
-    A measured cause explains a deviation; on a run where the row agrees, it is left out.
-    """
-    return replace(spec, cause=cause) if cause and compare(paper, ours, spec)["within"] is False else spec
 
 
 def summary_rows(

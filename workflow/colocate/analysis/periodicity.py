@@ -77,9 +77,9 @@ import numpy as np
 import polars as pl
 from scipy import fft, stats
 
-from colocate.analysis.jobs import TABLE_STATS, cause_if_outside, describe
+from colocate.analysis.jobs import TABLE_STATS, describe
 from colocate.insufficient import require
-from colocate.report.compare import Compare, Tolerance, absolute
+from colocate.report.compare import Compare, Tolerance, absolute, cause_if_outside
 
 #: Periods of the periodic components, in 5-minute windows.
 WINDOWS_PER_HOUR = 12

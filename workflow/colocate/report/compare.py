@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-__all__ = ["Compare", "PaperValue", "Tolerance", "DEFAULT_TOLERANCE", "absolute", "compare", "factor", "parse_number"]
+__all__ = ["Compare", "PaperValue", "Tolerance", "DEFAULT_TOLERANCE", "absolute", "cause_if_outside", "compare", "factor",
+           "parse_number"]
 
 
 @dataclass(frozen=True)
@@ -140,3 +141,11 @@ def compare(paper: object, ours: object, spec: Compare | None = None) -> dict:
         "scale_dependent": spec.scale_dependent,
         "cause": spec.cause,
     }
+
+
+def cause_if_outside(paper: object, ours: object, spec: Compare, cause: str) -> Compare:
+    """``spec`` naming ``cause`` if the row is outside its tolerance, else ``spec`` as it is.
+
+    A measured cause explains a deviation; on a run where the row agrees, it is left out.
+    """
+    return replace(spec, cause=cause) if cause and compare(paper, ours, spec)["within"] is False else spec

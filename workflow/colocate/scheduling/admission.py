@@ -17,14 +17,14 @@ from __future__ import annotations
 import heapq
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 import polars as pl
 from scipy import stats
 
 from colocate.analysis.betafit import beta_parameters
-from colocate.report.compare import Compare, compare
+from colocate.report.compare import Compare, cause_if_outside
 
 __all__ = ["BetaAdmissionController", "Arrivals", "arrivals", "usage_draws", "admit", "utilisation", "AdmissionRun", "run", "headline_numbers"]
 
@@ -271,11 +271,9 @@ def headline_numbers(table: pl.DataFrame) -> list[tuple[str, str | None, float, 
     probability, share = Compare(item="Table VIII"), Compare(item="Table VIII", unit="%", scale=100)
     for r in table.iter_rows(named=True):
         paper = PAPER_TABLE_VIII.get(round(r["eps"], 6), (None, None, None))
-        rejected = share if compare(paper[2], r["rejection"], share)["within"] is not False else replace(share, cause=REJECTION_CAUSE)
-        with_ = probability if compare(paper[0], r["p_over_with"], probability)["within"] is not False \
-            else replace(probability, cause=CONTROLLED_CAUSE)
-        without = probability if compare(paper[1], r["p_over_without"], probability)["within"] is not False \
-            else replace(probability, cause=UNCONTROLLED_CAUSE)
+        rejected = cause_if_outside(paper[2], r["rejection"], share, REJECTION_CAUSE)
+        with_ = cause_if_outside(paper[0], r["p_over_with"], probability, CONTROLLED_CAUSE)
+        without = cause_if_outside(paper[1], r["p_over_without"], probability, UNCONTROLLED_CAUSE)
         items += [
             (f"ε={r['eps']:g}: P(U > 0.8) with the controller", paper[0], r["p_over_with"], "Table VIII", with_),
             (f"ε={r['eps']:g}: P(U > 0.8) without", paper[1], r["p_over_without"], "Table VIII", without),

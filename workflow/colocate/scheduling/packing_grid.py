@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import replace
 
 import numpy as np
 import polars as pl
@@ -328,7 +327,7 @@ def headline_numbers(results: pl.DataFrame) -> list[tuple]:
     A mean q whose paper value is a rare-event frequency is compared within 2 SE over instances when
     that noise is wider than the default factor (:func:`_q_tolerance`).
     """
-    from colocate.report.compare import Compare, compare
+    from colocate.report.compare import Compare, cause_if_outside
 
     base = select(results)
     items: list[tuple] = []
@@ -347,9 +346,7 @@ def headline_numbers(results: pl.DataFrame) -> list[tuple]:
     for est, par, paper in (("Cantelli", 1.0, "3e-4"), ("Cantelli", 1.7, "2e-6"), ("perc", 90, "7e-5"),
                             ("perc", 95, "5e-6"), ("perc", 99, "2e-8"), ("perc", 100, "0")):
         value = _mean(base, "q", est, par)
-        spec = Compare(item="§5.2", tolerance=_q_tolerance(base, est, par, paper))
-        if value is not None and compare(paper, value, spec)["within"] is False:
-            spec = replace(spec, cause=CAUSE_Q_TAILS)
+        spec = cause_if_outside(paper, value, Compare(item="§5.2", tolerance=_q_tolerance(base, est, par, paper)), CAUSE_Q_TAILS)
         add(f"{'max' if par == 100 else f'{est} {par:g}'}: mean q", paper, value, "§5.2", spec)
     # §6 prints one range, 2.5–5, for Cantelli's b = 1.7 … 4.4: its ends (more machines for the larger b,
     # as §7's ratios 1.9 and 3.7 to GPA confirm)

@@ -10,7 +10,6 @@ across nodes are averaged over the post-warm-up arrivals.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -20,10 +19,18 @@ from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.weightstats import DescrStatsW
 
 from colocate.report import summary
-from colocate.report.compare import DEFAULT_TOLERANCE, Compare, Tolerance, absolute, compare, parse_number
+from colocate.report.compare import (
+    DEFAULT_TOLERANCE,
+    Compare,
+    Tolerance,
+    absolute,
+    cause_if_outside,
+    parse_number,
+)
 from colocate.scheduling.placement import DemandStatistics, mcv
 from colocate.scheduling.placement_runs import snapshot_matrices
 from colocate.scheduling.placement_workload import analytic_demand
+
 
 def after_warmup(requests: pl.DataFrame, warmup: int) -> pl.DataFrame:
     return requests.filter(pl.col("request") >= warmup)
@@ -357,11 +364,6 @@ LOAD_CAUSE = (
 )
 
 
-def _cause_if_outside(paper: object, ours: object, spec: Compare, cause: str) -> Compare:
-    """``spec`` with ``cause`` when ours falls outside its tolerance."""
-    return dataclasses.replace(spec, cause=cause) if compare(paper, ours, spec)["within"] is False else spec
-
-
 def summary_rows(
     *, table2: pl.DataFrame, table3: pl.DataFrame, table8: pl.DataFrame, replicates: pl.DataFrame,
     tests: pl.DataFrame, bsa: pl.DataFrame,
@@ -399,7 +401,7 @@ def summary_rows(
             what = f"{row['measure']} {row['resource'] or ''}".strip().replace("Average", "average").replace("StDev", "StDev of")
             spec = Compare(item="Table II", unit="%" if metric == "reject_pct" else "", tolerance=_run_tolerance(r, paper, ours, what))
             if metric == "reject_pct":
-                spec = _cause_if_outside(paper, ours, spec, LOAD_CAUSE)
+                spec = cause_if_outside(paper, ours, spec, LOAD_CAUSE)
             items.append((label, paper, ours, rep_note(policy, metric, row[policy]), spec))
     level_col = table3.columns[0]
     requests = _requests_after_warmup(table2, table3)
@@ -420,7 +422,7 @@ def summary_rows(
             else:
                 tolerance = _count_tolerance(p, ours)
             spec = Compare(item="Table III", tolerance=tolerance, scale_dependent=scale_dependent)
-            items.append((f"Table III rejections {label}, {policy}", p, ours, note, _cause_if_outside(p, ours, spec, LOAD_CAUSE)))
+            items.append((f"Table III rejections {label}, {policy}", p, ours, note, cause_if_outside(p, ours, spec, LOAD_CAUSE)))
     for key, value in table8.row(0, named=True).items():
         if key == "Analytic":
             items.append(("Table VIII γ^dem analytic", PAPER_TABLE8[key], value, "mix of the snapshot's phase (Table I)",
