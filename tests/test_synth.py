@@ -143,12 +143,13 @@ def _values_digest(df: pl.DataFrame) -> str:
 
 #: The ``tiny`` scale's trace with config.yaml's seed: (rows, _values_digest) per table. Generated before
 #: colocate.trace.synth was split into a package by job (issue 12): a refactoring must keep every draw.
+#: Issue 13 placed the tasks at the real density: only the machine IDs of task_events and task_usage changed.
 TINY_TRACE_SEED = 20110501
 TINY_TRACE_DIGESTS = {
     "machine_events": (14727, "3af048c8b696eb04494c0b734d1c00364d5b6c9cb796034bfac8b4f7a7d663c1"),
     "job_events": (13730, "d68fc020a6ea3efbce5cb83ad2f1b33ac4c6c7e21eb6773a0b3141c128b74dc3"),
-    "task_events": (39914, "dfb60b8a8d49f3d83248796af4c569c3a2f13bc01a83113e785a8e2c18e77a82"),
-    "task_usage": (146597, "7e78309f13ae51c945182d931975134874244184078293d5587328f582bc53dc"),
+    "task_events": (39914, "d18bb78dfd1c346a5a1dc07bf2978c272c36f05e2d6015749250fde809f5d776"),
+    "task_usage": (146597, "8180974d8a30dc46bb4d892f334c487afa6d7f391d748edec4e6262c835c656d"),
 }
 
 

@@ -9,7 +9,8 @@ normalise the sum so that its maximum over the period is 90% utilisation
   :func:`machine_aggregate`: the trace's machine IDs; per 5-minute window,
   the sum over the records of the tasks on the machine.
 * **realizations** — :func:`colocated_sets`: where no machine hosts that many
-  concurrent tasks (the synthetic trace spreads tasks over 12,583 machines),
+  concurrent long tasks (at the ``default`` scale the synthetic trace's machines
+  carry the real density, 10.65 running tasks, of which about 5 are long),
   sets of n tasks drawn at random from the realization matrix (Janus & Rzadca
   §3.1), observation r being the sum of the tasks' r-th realizations.
 
