@@ -82,3 +82,23 @@ def test_too_few_long_tasks_is_a_clear_error():
         rz.choose_tasks(keys, 3, np.random.default_rng(0))
     with pytest.raises(ValueError, match="≥ 1"):
         rz.choose_tasks(keys, 0, np.random.default_rng(0))
+
+
+def test_redraw_follows_the_chosen_order_and_each_tasks_records():
+    """Janus Table 1's own draw: row j of the matrix holds only task j's inst values (in ``chosen``'s order),
+    each record about equally often; a task with one record gives a constant row."""
+    series = pl.DataFrame({
+        "job_id": [1, 1, 1, 2, 2, 3], "task_index": [0, 0, 0, 0, 0, 0], "start_time": [0, 1, 2, 0, 1, 0],
+        "inst": [0.1, 0.2, 0.3, 0.5, 0.7, 0.9], "avg": [0.0] * 6,
+    })
+    chosen = pl.DataFrame({"job_id": [3, 1, 2], "task_index": [0, 0, 0]})
+    m = rz.redraw(series, chosen, 30_000, np.random.default_rng(5))
+    assert m.shape == (3, 30_000) and m.dtype == np.float32
+    assert set(np.unique(m[0])) == {np.float32(0.9)}
+    values, counts = np.unique(m[1], return_counts=True)
+    assert np.allclose(values, [0.1, 0.2, 0.3])
+    # each of 3 records with probability 1/3: binomial sd ≈ 82, so ±5 sd is ±410
+    assert np.all(np.abs(counts - 10_000) < 410)
+    assert np.allclose(np.unique(m[2]), [0.5, 0.7])
+    with pytest.raises(ValueError, match="no series records"):
+        rz.redraw(series, pl.DataFrame({"job_id": [9], "task_index": [0]}), 10, np.random.default_rng(0))

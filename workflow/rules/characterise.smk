@@ -245,6 +245,8 @@ rule janus_total_usage:
         inst=f"{RESULTS}/realizations/inst.npy",
         tasks=f"{RESULTS}/realizations/tasks.parquet",
         long=f"{RESULTS}/tasks/long_tasks.parquet",
+        # read only when Table 1's R exceeds the matrix's: the tasks' realizations are drawn again
+        series=CH_SERIES,
     output:
         samples=f"{RESULTS}/characterise/janus_total_usage_samples.parquet",
         table1=report(
@@ -267,17 +269,22 @@ rule janus_total_usage:
         fig6_sizes=CH_SIZES["janus.fig6_sizes"],
         percentiles=CH_JANUS["fig6_percentiles"],
         repetitions=CH_JANUS["repetitions"],
+        table1_realizations=CH_JANUS["table1_realizations"],
         alpha=CH["alpha"],
         seed=CH["seed"],
-        code=code_digest("insufficient", "analysis.characterise", "figures.characterise", "figures.__init__", "io"),
+        code=code_digest("insufficient", "analysis.characterise", "figures.characterise", "figures.__init__", "io",
+                         "prep.realizations"),
     log:
         f"{RESULTS}/logs/characterise/janus_total_usage.log",
     benchmark:
         f"{RESULTS}/benchmarks/characterise/janus_total_usage.tsv"
     threads: 1
     resources:
-        # the memory-mapped N × R matrix is paged in, plus chunks of 8e6 float64 totals
-        mem_mb=lambda wc, input: 1500 + int(input.size_mb),
+        # the N × R matrix (memory-mapped, or drawn again with Table 1's R as float32), the chosen tasks'
+        # series when it is drawn again, plus chunks of 8e6 float64 totals
+        mem_mb=lambda wc, input: 1500 + int(input.size_mb) + (
+            config["realizations"]["n_tasks"] * CH_JANUS["table1_realizations"] * 4 // 2**20
+            if CH_JANUS["table1_realizations"] > config["realizations"]["n_realizations"] else 0),
         runtime=240,
     conda:
         "../../environment.yml"
@@ -327,7 +334,8 @@ rule janus_summary:
     output:
         f"{RESULTS}/summary/characterise_janus.csv",
     params:
-        n_realizations=config["realizations"]["n_realizations"],
+        # Table 1's R: its own draw when larger than the realization matrix's (rule janus_total_usage)
+        n_realizations=max(config["realizations"]["n_realizations"], CH_JANUS["table1_realizations"]),
         code=code_digest("insufficient", "analysis.characterise", "report.summary"),
     log:
         f"{RESULTS}/logs/characterise/janus_summary.log",

@@ -88,3 +88,13 @@ def series_arrays(series: pl.DataFrame, chosen: pl.DataFrame) -> tuple[np.ndarra
         rows["avg"].to_numpy().astype(np.float64),
         offsets,
     )
+
+
+def redraw(series: pl.DataFrame, chosen: pl.DataFrame, n_realizations: int, rng: np.random.Generator) -> np.ndarray:
+    """The inst realization matrix of the ``chosen`` tasks (rows in its order), drawn again with ``n_realizations``.
+
+    For an analysis that needs more realizations than the shared matrix holds
+    (Janus Table 1: R = 10,000): the same tasks, a fresh draw from ``rng``.
+    """
+    inst, _, offsets = series_arrays(series, chosen)
+    return realize(inst, offsets, n_realizations, rng)
