@@ -29,8 +29,9 @@ def _empty(ax, what: str) -> None:
 
 
 def _log_q(ax, floor: float) -> None:
+    """A symmetric-log q axis whose linear part near 0 shows q = 0 points above the axis line, not on it."""
     ax.set_yscale("symlog", linthresh=floor)
-    ax.set_ylim(bottom=0)
+    ax.set_ylim(-0.3 * floor, 1.6)  # q ≤ 1: half a decade of room above
 
 
 def _q_floor(frame: pl.DataFrame) -> float:
@@ -58,11 +59,13 @@ def fig8_m_vs_q(results: pl.DataFrame) -> Figure:
     """Fig 8: normalised machines m vs empirical frequency of capacity violations q, one dot per instance."""
     style()
     base = select(results).filter(pl.col("estimator").is_in(FIG8_ESTIMATORS))
-    fig, ax = plt.subplots(figsize=(7, 5))
+    fig, ax = plt.subplots(figsize=(8.5, 5), layout="constrained")
     if base.height:
-        sns.scatterplot(base.to_pandas(), x="m", y="q", hue="label", hue_order=_order(base), style="estimator", ax=ax, s=18)
+        sns.scatterplot(base.to_pandas(), x="m", y="q", hue="label", hue_order=_order(base), style="estimator", ax=ax,
+                        s=28, edgecolor="k", linewidth=0.3)
         _log_q(ax, _q_floor(base))
-        ax.legend(fontsize="x-small", ncol=2)
+        # outside the axes: inside, it covers the perc 99 and max instances at q = 0 and the high-q corner
+        ax.legend(fontsize="x-small", ncol=1, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
     else:
         _empty(ax, "GPA, av or perc")
     ax.set(xlabel="normalised machines m", ylabel="q", title="Fig 8: machines vs capacity violations (GPA, av, perc)")
@@ -162,8 +165,31 @@ def fig13_rebalancing(results: pl.DataFrame) -> Figure:
     return fig
 
 
+def _coincident_groups(med: pl.DataFrame, dm: float = 0.06, dlog_q: float = 0.2) -> list[dict]:
+    """Points that fall on one spot of the plot, one dict each (``m``, ``q`` of the first, ``labels``).
+
+    In order of m, a point joins the group before it when within ``dm`` in m and ``dlog_q`` decades
+    in q (or both at q = 0): their labels would overlap.
+    """
+    groups: list[dict] = []
+    for r in med.sort("m", "q", "label").iter_rows(named=True):
+        last = groups[-1] if groups else None
+        same_q = (r["q"] == 0 and last is not None and last["q"] == 0) or (
+            r["q"] > 0 and last is not None and last["q"] > 0 and abs(np.log10(r["q"]) - np.log10(last["q"])) <= dlog_q)
+        if last is not None and r["m"] - last["m_last"] <= dm and same_q:
+            last["labels"].append(r["label"])
+            last["m_last"] = r["m"]
+        else:
+            groups.append({"m": r["m"], "q": r["q"], "m_last": r["m"], "labels": [r["label"]]})
+    return groups
+
+
 def fig_pareto(results: pl.DataFrame) -> Figure:
-    """Ours: median m vs median q of every fit test (Janus's and ours), with the Pareto front."""
+    """Ours: median m vs median q of every fit test (Janus's and ours), with the Pareto front.
+
+    Coincident points share one label; labels of the front are black, the others grey, and those
+    at q = 0 run upwards so that a row of them stays legible.
+    """
     style()
     base = select(results)
     # every key in the sort: 24 cells tie on m, and their order sets the colours and the front
@@ -172,16 +198,22 @@ def fig_pareto(results: pl.DataFrame) -> Figure:
         .agg(pl.col("m").median(), pl.col("q").median())
         .sort("m", "q", "estimator", "parameter")
     )
-    fig, ax = plt.subplots(figsize=(8, 5.5))
+    fig, ax = plt.subplots(figsize=(9, 6), layout="constrained")
     if med.height:
         sns.scatterplot(med.to_pandas(), x="m", y="q", hue="estimator", style="estimator", s=60, ax=ax)
-        for r in med.iter_rows(named=True):
-            ax.annotate(r["label"], (r["m"], r["q"]), fontsize="xx-small", xytext=(3, 3), textcoords="offset points")
         best = np.minimum.accumulate(med["q"].to_numpy())
         front = med.filter(pl.Series(med["q"].to_numpy() <= best))
         ax.step(front["m"], front["q"], where="post", color="k", lw=0.8, label="Pareto front")
+        on_front = set(front["label"])
+        for g in _coincident_groups(med):
+            text, colour = " = ".join(g["labels"]), "k" if on_front & set(g["labels"]) else "0.45"
+            if g["q"] > 0:
+                ax.annotate(text, (g["m"], g["q"]), fontsize=7, color=colour, xytext=(5, 2), textcoords="offset points")
+            else:
+                ax.annotate(text, (g["m"], g["q"]), fontsize=7, color=colour, rotation=90, ha="center", va="bottom",
+                            xytext=(-8, 6), textcoords="offset points")  # left of the front's vertical step
         _log_q(ax, _q_floor(med))
-        ax.legend(fontsize="x-small")
+        ax.legend(fontsize="x-small", loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
     else:
         _empty(ax, "the base case")
     ax.set(xlabel="median normalised machines m", ylabel="median q",

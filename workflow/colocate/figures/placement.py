@@ -82,9 +82,11 @@ def fig2_stdev(requests: pl.DataFrame, resources: Sequence[str], policies: Seque
         ax.set_xlabel("pod")
     for ax in axes[:, 0]:
         ax.set_ylabel("StDev of utilization")
-    axes.flat[0].legend(loc="upper left")
+    # one legend below the panels: inside a panel it covers the curves (PACK's rise to 0.5 at the top left)
+    handles, labels = axes.flat[0].get_legend_handles_labels()
     fig.suptitle("Standard deviation of cluster utilization")
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0.06, 1, 1))
+    fig.legend(handles, labels, loc="lower center", ncols=len(resources), frameon=False)
     return fig
 
 
