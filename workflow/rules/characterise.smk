@@ -48,6 +48,7 @@ TARGETS.append(
             f"{RESULTS}/figures/unuvar_gaussian_vs_beta.png",
             f"{RESULTS}/figures/characterisation_clusters.png",
             f"{RESULTS}/figures/characterisation_table1.png",
+            f"{RESULTS}/notebooks/02_characterisation.ipynb",
         ],
     )
 )
@@ -516,7 +517,7 @@ rule notebook_characterisation:
         threshold=CH_UNUVAR["threshold"],
         code=code_digest("analysis.characterise"),
     log:
-        notebook=f"{RESULTS}/notebooks/02_characterisation.ipynb",
+        notebook=f"{RESULTS}/logs/notebooks/02_characterisation.ipynb",
     benchmark:
         f"{RESULTS}/benchmarks/characterise/notebook_characterisation.tsv"
     threads: 1

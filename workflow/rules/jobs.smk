@@ -225,7 +225,12 @@ rule jobs_summary:
         "../scripts/jobs_summary.py"
 
 
-TARGETS.append((("task_events", "task_usage", "machine_events"), [f"{RESULTS}/figures/beaumont_notebook_periodic_job.png"]))
+TARGETS.append(
+    (
+        ("task_events", "task_usage", "machine_events"),
+        [f"{RESULTS}/figures/beaumont_notebook_periodic_job.png", f"{RESULTS}/notebooks/05_jobs_and_failures.ipynb"],
+    )
+)
 
 
 rule notebook_jobs_and_failures:
@@ -245,7 +250,7 @@ rule notebook_jobs_and_failures:
     params:
         n_windows=N_WINDOWS,
     log:
-        notebook=f"{RESULTS}/notebooks/05_jobs_and_failures.ipynb",
+        notebook=f"{RESULTS}/logs/notebooks/05_jobs_and_failures.ipynb",
     benchmark:
         f"{RESULTS}/benchmarks/notebook_jobs_and_failures.tsv"
     threads: 1

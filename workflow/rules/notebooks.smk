@@ -1,6 +1,10 @@
-# Inspection notebooks, executed by the `notebook:` directive; the executed copies are kept.
+# Inspection notebooks, executed by the `notebook:` directive. Snakemake writes each executed copy as its rule's
+# log, logs/notebooks/<name>.ipynb, with run times and the run's absolute paths; normalise_notebook keeps it as
+# notebooks/<name>.ipynb without them (colocate.report.notebooks): the same inputs give the same bytes.
 
-TARGETS.append((("task_events", "task_usage"), [f"{RESULTS}/figures/task_lengths.png"]))
+TARGETS.append(
+    (("task_events", "task_usage"), [f"{RESULTS}/figures/task_lengths.png", f"{RESULTS}/notebooks/01_trace_and_tasks.ipynb"])
+)
 
 
 rule notebook_trace_and_tasks:
@@ -22,7 +26,7 @@ rule notebook_trace_and_tasks:
     params:
         long_min_records=config["mapreduce"]["long_min_records"],
     log:
-        notebook=f"{RESULTS}/notebooks/01_trace_and_tasks.ipynb",
+        notebook=f"{RESULTS}/logs/notebooks/01_trace_and_tasks.ipynb",
     benchmark:
         f"{RESULTS}/benchmarks/notebook_trace_and_tasks.tsv"
     threads: 1
@@ -33,3 +37,27 @@ rule notebook_trace_and_tasks:
         "../../environment.yml"
     notebook:
         "../../notebooks/01_trace_and_tasks.py.ipynb"
+
+
+rule normalise_notebook:
+    input:
+        f"{RESULTS}/logs/notebooks/{{name}}.ipynb",
+    output:
+        f"{RESULTS}/notebooks/{{name}}.ipynb",
+    wildcard_constraints:
+        name=r"\d\d_\w+",
+    params:
+        # shown as <workflow> where an output names it (the run's directory as .)
+        basedir=workflow.basedir,
+    log:
+        f"{RESULTS}/logs/normalise_notebook/{{name}}.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/normalise_notebook/{{name}}.tsv"
+    threads: 1
+    resources:
+        mem_mb=500,
+        runtime=2,
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/notebook_normalise.py"

@@ -155,7 +155,7 @@ rule notebook_packing:
         tasks_per_instance=PK.get("tasks_per_instance"),
         seed=PK["seed"],
     log:
-        notebook=f"{RESULTS}/notebooks/03_packing.ipynb",
+        notebook=f"{RESULTS}/logs/notebooks/03_packing.ipynb",
     benchmark:
         f"{RESULTS}/benchmarks/notebook_packing.tsv"
     threads: 1

@@ -33,7 +33,8 @@ TARGETS.append(
         (),
         [f"{RESULTS}/tables/placement_{t}.csv" for t in PLACEMENT_TABLES]
         + [f"{RESULTS}/figures/{f}.png" for f in PLACEMENT_FIGURES.values()]
-        + [f"{RESULTS}/tables/placement_bsa.csv", f"{RESULTS}/tables/placement_replay.csv"],
+        + [f"{RESULTS}/tables/placement_bsa.csv", f"{RESULTS}/tables/placement_replay.csv"]
+        + [f"{RESULTS}/notebooks/04_placement.ipynb"],
     )
 )
 TARGETS.append(
@@ -218,7 +219,7 @@ rule notebook_placement:
         bsa=PLACEMENT_CFG["bsa"] if PLACEMENT_CFG["optimiser"] == "bsa" else None,
         code=code_digest(*PLACEMENT_CODE, "scheduling.placement_analysis", "figures/placement"),
     log:
-        notebook=f"{RESULTS}/notebooks/04_placement.ipynb",
+        notebook=f"{RESULTS}/logs/notebooks/04_placement.ipynb",
     benchmark:
         f"{RESULTS}/benchmarks/notebook_placement.tsv"
     threads: 1

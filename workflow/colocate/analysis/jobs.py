@@ -297,7 +297,8 @@ def merge_job_windows(job_windows: pl.DataFrame) -> pl.DataFrame:
         return job_windows.select(JOB_WINDOW_COLUMNS).sort("window", "job_id")
     merged = (
         job_windows.filter(dup)
-        .sort("n_records", descending=True)
+        # every column in the sort: pieces tying on n_records give the same first() and sums in every run
+        .sort("n_records", "cpu_p90", "cpu_p10", "n_tasks", "cpu_sum", "mem_sum", descending=True)
         .group_by(key)
         .agg(
             pl.col("n_tasks").sum(),

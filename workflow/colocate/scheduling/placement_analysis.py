@@ -231,7 +231,7 @@ def snapshot_figure_input(snapshot: pl.DataFrame, resources: Sequence[str]) -> d
     order = [list(resources).index(r) for r in ("gpu", "cpu", "memory") if r in resources]
     order += [i for i in range(len(resources)) if i not in order]
     out = {}
-    for (policy,), g in snapshot.sort("node").group_by("policy", maintain_order=True):
+    for (policy,), g in snapshot.sort("node", maintain_order=True).group_by("policy", maintain_order=True):
         out[policy] = sort_snapshot(g.select(f"u_{r}" for r in resources).to_numpy(), order)
     return out
 

@@ -58,7 +58,7 @@ def run_replicate(
 def snapshot_matrices(snapshot: pl.DataFrame, resources: Sequence[str]) -> dict[str, np.ndarray]:
     """Policy → N × R utilisation matrix of a snapshot frame (nodes in index order)."""
     out = {}
-    for (policy,), g in snapshot.sort("node").group_by("policy", maintain_order=True):
+    for (policy,), g in snapshot.sort("node", maintain_order=True).group_by("policy", maintain_order=True):
         out[policy] = g.select(f"u_{r}" for r in resources).to_numpy()
     return out
 

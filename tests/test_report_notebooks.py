@@ -1,0 +1,82 @@
+"""colocate.report.notebooks: the executed notebooks a run keeps, without run times and absolute paths."""
+
+from __future__ import annotations
+
+import copy
+
+import nbformat
+
+from colocate.report import notebooks
+
+
+def executed(run_dir: str, started: str, preamble_id: str) -> dict:
+    """An executed notebook as papermill writes it for Snakemake's `notebook:` directive (two cells)."""
+    timing = {"duration": 0.1, "end_time": started, "exception": False, "start_time": started, "status": "completed"}
+    kernel = {"iopub.execute_input": started, "iopub.status.busy": started, "iopub.status.idle": started,
+              "shell.execute_reply": started}
+    return {
+        "cells": [
+            {
+                "cell_type": "code", "execution_count": 1, "id": preamble_id, "outputs": [],
+                "metadata": {"execution": dict(kernel), "papermill": dict(timing), "tags": [notebooks.PREAMBLE_TAG]},
+                "source": ["######## snakemake preamble start (automatically inserted, do not edit) ########\n",
+                           (f"import sys;sys.path.extend(['/opt/wf']);import pickle;snakemake = pickle.loads(b'..');"
+                            f"import os; os.chdir(r'{run_dir}');\n"),
+                           "######## snakemake preamble end #########\n"],
+            },
+            {
+                "cell_type": "code", "execution_count": 2, "id": "table-01",
+                "metadata": {"execution": dict(kernel), "papermill": dict(timing), "tags": []},
+                "source": ["print(path)"],
+                "outputs": [
+                    {"name": "stdout", "output_type": "stream",
+                     "text": [f"read {run_dir}/results/x/tables/a.csv\n", f"in {run_dir}\n", "/opt/wf/colocate/io.py: warning\n"]},
+                    {"output_type": "display_data", "metadata": {},
+                     "data": {"image/png": "iVBORw0KGgo/opt/wf", "text/plain": [f"<Figure at {run_dir}/fig.png>"]}},
+                ],
+            },
+        ],
+        "metadata": {
+            "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
+            "language_info": {"name": "python", "version": "3.11.7"},
+            "papermill": {"duration": 5.6, "start_time": started, "end_time": started,
+                          "input_path": f"{run_dir}/.snakemake/scripts/tmpab12.01.py.ipynb", "output_path": "x.ipynb"},
+        },
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+
+
+def test_two_runs_keep_the_same_bytes():
+    a = executed("/tmp/run-a", "2026-01-01T10:00:00Z", "f230b4d7")
+    b = executed("/scratch/elsewhere/run-b", "2026-03-04T11:12:13Z", "991fa992")
+    assert notebooks.dumps(a) != notebooks.dumps(b)
+    kept = [notebooks.normalise(nb, {"/opt/wf": "<workflow>", run: "."})
+            for nb, run in ((a, "/tmp/run-a"), (b, "/scratch/elsewhere/run-b"))]
+    assert notebooks.dumps(kept[0]) == notebooks.dumps(kept[1])
+
+
+def test_what_is_taken_out_and_what_is_kept():
+    nb = executed("/tmp/run-a", "2026-01-01T10:00:00Z", "f230b4d7")
+    before = copy.deepcopy(nb)
+    out = notebooks.normalise(nb, {"/opt/wf": "<workflow>", "/tmp/run-a": "."})
+    assert nb == before  # the input is not modified
+    assert "papermill" not in out["metadata"] and out["metadata"]["kernelspec"] == nb["metadata"]["kernelspec"]
+    preamble, table = out["cells"]
+    assert preamble["id"] == notebooks.PREAMBLE_TAG and preamble["source"] == notebooks.PREAMBLE_NOTE
+    assert preamble["metadata"] == {"tags": [notebooks.PREAMBLE_TAG]} and table["metadata"] == {"tags": []}
+    assert table["id"] == "table-01" and table["source"] == ["print(path)"] and table["execution_count"] == 2
+    stream, figure = table["outputs"]
+    assert stream["text"] == ["read ./results/x/tables/a.csv\n", "in .\n", "<workflow>/colocate/io.py: warning\n"]
+    assert figure["data"] == {"image/png": "iVBORw0KGgo/opt/wf", "text/plain": ["<Figure at ./fig.png>"]}  # images untouched
+    text = notebooks.dumps(out)
+    assert "/tmp/run-a" not in text and "2026-01-01" not in text
+    assert notebooks.normalise(out, {"/opt/wf": "<workflow>", "/tmp/run-a": "."}) == out  # idempotent
+    nbformat.validate(nbformat.from_dict(out))  # still a valid notebook, the preamble's id included
+
+
+def test_only_whole_directories_are_replaced_the_longest_first():
+    nb = executed("/w/run", "t", "x")
+    nb["cells"][1]["outputs"][0]["text"] = ["/w/run/a /w/run.bak /w/other /w/runner /w\n"]
+    out = notebooks.normalise(nb, {"/w": "<workflow>", "/w/run/": "."})
+    assert out["cells"][1]["outputs"][0]["text"] == ["./a <workflow>/run.bak <workflow>/other <workflow>/runner <workflow>\n"]

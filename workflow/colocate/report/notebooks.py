@@ -1,0 +1,76 @@
+"""The executed notebooks a run keeps (``results/<run>/notebooks/``): the same bytes from the same inputs.
+
+Snakemake's ``notebook:`` directive writes the executed copy through papermill, with what differs between
+two runs of the same inputs: execution times (papermill's and the kernel's, per cell and for the notebook),
+papermill's temporary input path, and the preamble cell Snakemake injects (the run's absolute paths and
+the job pickled, under a random cell id). :func:`normalise` takes these out; outputs keep their text,
+with the run's directories replaced by relative names.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+from collections.abc import Mapping
+from typing import Any
+
+__all__ = ["PREAMBLE_NOTE", "PREAMBLE_TAG", "RUN_METADATA", "dumps", "normalise"]
+
+#: The tag Snakemake gives the cell it injects (the job's ``snakemake`` object, ``sys.path``, ``os.chdir``).
+PREAMBLE_TAG = "snakemake-job-properties"
+#: The injected cell's source in the kept copy.
+PREAMBLE_NOTE = (
+    "# Snakemake's preamble ran here: it set sys.path, unpickled this job's `snakemake` object\n"
+    "# (input, output, params, ...) and changed to the working directory. Left out of the kept copy:\n"
+    "# it holds the run's absolute paths. The copy as executed is the rule's log, logs/notebooks/."
+)
+#: Metadata recording when and where a notebook or cell ran (papermill's, and the kernel's timing).
+RUN_METADATA = ("papermill", "execution")
+
+
+def _replace(value: Any, paths: list[tuple[re.Pattern, str]]) -> Any:
+    if isinstance(value, str):
+        for old, new in paths:
+            value = old.sub(lambda _, new=new: new, value)  # new as it is (no backslash escapes)
+        return value
+    if isinstance(value, list):
+        return [_replace(v, paths) for v in value]
+    if isinstance(value, dict):
+        # images are base64: left as they are
+        return {k: v if k.startswith("image/") else _replace(v, paths) for k, v in value.items()}
+    return value
+
+
+def normalise(nb: Mapping[str, Any], paths: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """A copy of the executed notebook ``nb`` (nbformat 4, as a dict) without run times and absolute paths.
+
+    Drops :data:`RUN_METADATA` from the notebook and from every cell; the cell tagged :data:`PREAMBLE_TAG`
+    gets the id ``snakemake-job-properties`` and :data:`PREAMBLE_NOTE` as its source. In the cells' outputs,
+    each directory of ``paths`` (absolute directory → what is shown instead, e.g. the working directory
+    → ``"."``) is replaced wherever it is a whole directory (not followed by more of a file name), the
+    longest first. Idempotent; the input is not modified.
+    """
+    out = copy.deepcopy(dict(nb))
+    pairs = [
+        (re.compile(re.escape(old.rstrip("/")) + r"(?![\w.\-])"), new.rstrip("/") or new)
+        for old, new in sorted((paths or {}).items(), key=lambda kv: -len(kv[0].rstrip("/")))
+        if old.rstrip("/")
+    ]
+    for key in RUN_METADATA:
+        out.get("metadata", {}).pop(key, None)
+    for cell in out.get("cells", []):
+        meta = cell.setdefault("metadata", {})
+        for key in RUN_METADATA:
+            meta.pop(key, None)
+        if PREAMBLE_TAG in meta.get("tags", []):
+            cell["id"] = PREAMBLE_TAG
+            cell["source"] = PREAMBLE_NOTE
+        if "outputs" in cell:
+            cell["outputs"] = _replace(cell["outputs"], pairs)
+    return out
+
+
+def dumps(nb: Mapping[str, Any]) -> str:
+    """``nb`` as nbformat writes it (one-space indent, sorted keys, UTF-8 text), ending in a newline."""
+    return json.dumps(nb, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
