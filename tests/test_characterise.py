@@ -522,14 +522,27 @@ def test_beta_beats_gaussian_on_skewed_utilisation():
 
 
 def test_fit_tables_and_summary():
+    """On 500 draws of Beta(5, 5) per size, the tables hold our fit: α, β by eqs 7–8 from the sample's own mean and
+    std (so α/β = R̄/(1 − R̄)), near 5 each, K-S not rejecting the Beta the sample was drawn from; the summary
+    quotes these numbers, each in its row. Catches a table of another size's sample, a std with ddof 0, a
+    summary row showing another size's or the paper's value as ours."""
     rng = np.random.default_rng(5)
-    frames = [pl.DataFrame({"size": n, "source": "realizations", "utilisation": stats.beta(5, 5).rvs(500, random_state=rng)})
-              for n in (18, 49)]
+    draws = {n: stats.beta(5, 5).rvs(500, random_state=rng) for n in (18, 49)}
+    frames = [pl.DataFrame({"size": n, "source": "realizations", "utilisation": u}) for n, u in draws.items()]
     t = betafit.fit_tables(pl.concat(frames), 0.8, [0.7, 0.8])
     assert t["statistics"]["size"].to_list() == [18, 49] and t["statistics"]["observations"].to_list() == [500, 500]
     assert t["moments"].height == 8 and t["models"].height == 2 * 2 * 2
-    rows = betafit.unuvar_summary(t, 0.05, 0.8)
-    assert any(r[1] == "0.084" for r in rows)  # the paper's K-S D beside ours
+    rows = {r[0]: r for r in betafit.unuvar_summary(t, 0.05, 0.8)}
+    for i, ((n, u), table) in enumerate(zip(draws.items(), ("§IV-C", "Table VI"))):
+        m, v = u.mean(), u.var(ddof=1)
+        c = m * (1 - m) / v - 1
+        fit = t["fits"].row(i, named=True)
+        assert (fit["alpha"], fit["beta"]) == (pytest.approx(m * c), pytest.approx((1 - m) * c))
+        assert fit["alpha"] == pytest.approx(5, rel=0.2) and fit["beta"] == pytest.approx(5, rel=0.2)
+        ks = t["ks"].row(i, named=True)
+        assert not ks["rejected"] and ks["ks_p"] > 0.05
+        assert rows[f"Beta α (eqs 7–8), {n} tasks (realizations)"][2] == fit["alpha"]
+        assert rows[f"{table}: K-S D, {n} tasks (realizations)"][2] == ks["ks_d"]
 
 
 def test_unuvar_summary_compares_one_number_per_row():

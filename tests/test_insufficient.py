@@ -71,7 +71,7 @@ def test_lacking_data_in_the_body_writes_every_output_as_its_status(tmp_path):
     got = insufficient.read_status(outputs[0])
     assert got == Status("my analysis", "only one arrival instant", "task_usage over more than one window")
     assert got.origin == "my analysis"
-    assert outputs[1].exists()
+    assert insufficient.read_status(outputs[1]) == got  # the figure carries the same status (and shows its reason)
 
 
 def test_an_upstream_status_ends_the_job_cleanly_naming_it(tmp_path):

@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
+from colocate.registry import protocol_problems
 from colocate.scheduling import placement as P
 from colocate.scheduling import placement_analysis as pa
 from colocate.scheduling import placement_runs as pr
@@ -226,13 +227,25 @@ def test_exhaustive_choice_is_the_brute_force_optimum(policy):
 
 
 @pytest.mark.parametrize("policy", all_policies(), ids=lambda p: p.name)
-def test_policies_follow_the_protocol(policy):
-    assert isinstance(policy, P.PlacementPolicy)
+def test_policies_score_each_node_whatever_the_candidates(policy):
+    """A node's objective is its own: the same whatever other nodes are offered and in whatever order
+    (the optimiser offers the feasible subset, BSA a sample). Catches an objective indexed by position
+    in ``nodes`` rather than by node (``state.alloc[:len(nodes)]``), or one normalised over the candidates."""
+    assert protocol_problems(type(policy), P.PlacementPolicy) == []  # signatures too, not only names as isinstance
+    rng = np.random.default_rng(11)
+    for _ in range(20):
+        state = random_state(rng)
+        ready(policy, state, rng)
+        d = TYPES[rng.integers(3)]
+        nodes = np.arange(state.capacity.shape[0])
+        full = np.asarray(policy.objective(state, d, nodes), dtype=float)
+        some = rng.permutation(nodes)[: rng.integers(1, nodes.size + 1)]
+        np.testing.assert_allclose(policy.objective(state, d, some), full[some], rtol=1e-12, atol=1e-12)
 
 
 @pytest.mark.parametrize("optimiser", [P.Exhaustive("first"), P.Exhaustive("random"), P.BiasedSampling()], ids=lambda o: f"{o.name}")
 def test_optimisers_follow_the_protocol_and_return_a_feasible_node(optimiser):
-    assert isinstance(optimiser, P.Optimiser)
+    assert protocol_problems(type(optimiser), P.Optimiser) == []
     rng = np.random.default_rng(3)
     feas = np.array([2, 5, 7, 11])
     for _ in range(50):

@@ -230,7 +230,16 @@ def test_readme_plugin_run_packs_with_hoeffding_and_reruns_when_it_changes(tmp_p
     for (algorithm,), g in hoeffding.group_by("algorithm"):
         m = dict(zip(g["parameter"], g["m_abs_mean"]))
         assert m[0.01] >= m[0.05] > 0, (algorithm, m)
-    assert (tmp_path / "results/plugin-example/figures/packing_pareto.png").stat().st_size > 0
+    # the figures drawn from the run's table show it, the plug-in's cells among them; §5.2 alone fills Figs 7-9
+    # and the Pareto figure (no avg data, capacity, clairvoyance or rebalancing cells for Figs 10-13)
+    from colocate.figures import packing as figs
+    from test_packing import assert_packing_figures_show
+
+    table = pl.read_parquet(tmp_path / "results/plugin-example/tables/packing.parquet")
+    assert assert_packing_figures_show(table) == 4
+    fig = figs.fig_pareto(table)
+    shown = {label for t in fig.axes[0].texts for label in t.get_text().split(" = ")}  # coincident points share one
+    assert {"Hoeffding 0.05", "Hoeffding 0.01"} <= shown
     # editing the plug-in reruns the packing jobs, and only through them
     plugin = tmp_path / "examples/plugins/hoeffding.py"
     plugin.write_text(plugin.read_text().replace("sums[:, 1] / 2", "sums[:, 1] / 2.0"))

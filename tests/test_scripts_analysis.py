@@ -78,7 +78,35 @@ def test_failures_analysis_reproduces_beaumont_section6_on_the_real_file(failure
     assert hist["windows_all"].sum() == N_WINDOWS and hist["windows_without_maintenance"].sum() == 8314
     poisson = pl.read_csv(analysis["poisson"])
     assert poisson["windows"].sum() == 8314 and poisson["expected"].sum() == pytest.approx(8314, rel=1e-6)
-    assert insufficient.read_status(analysis["fig6"]) is None and analysis["fig7"].stat().st_size > 0
+    assert insufficient.read_status(analysis["fig6"]) is None and insufficient.read_status(analysis["fig7"]) is None
+
+
+def test_failures_fig7_shows_the_durations_of_the_real_removals(failures_run):
+    """The durations table is the real removals' shares back within each mark (recounted here, inf never back),
+    and Fig 7 drawn from the removals ends each ECDF at 1 − the share never re-added and puts its dots at the
+    table's 17-minute shares. Catches a ≤/< slip at a mark, censored removals counted as back, and a figure
+    whose curves mix the ordinary and the outstanding removals."""
+    import matplotlib.pyplot as plt
+
+    from colocate.figures import failures as figures
+
+    removals, analysis = failures_run
+    rem = pl.read_parquet(removals["removals"])
+    table = {r["minutes"]: r for r in pl.read_csv(analysis["durations"], schema_overrides={"minutes": pl.String}).iter_rows(named=True)}
+    groups = {"back_ordinary": rem.filter(~pl.col("outstanding"))["duration_s"].to_numpy(), "back_all": rem["duration_s"].to_numpy()}
+    for column, d in groups.items():
+        for mark in ANALYSIS_PARAMS["duration_marks_min"]:
+            assert table[str(mark)][column] == pytest.approx(np.mean(d <= 60 * mark)), (column, mark)
+        assert table["never"][column] == pytest.approx(np.mean(np.isinf(d)))
+    fig = figures.fig7_removal_durations(rem, 17, ANALYSIS_PARAMS["trace_minutes"])
+    (ax,) = fig.axes
+    curves = {len(line.get_xdata()) - 1: line for line in ax.lines if line.get_drawstyle() == "steps-post"}
+    for column, d in groups.items():
+        x, y = curves[d.size].get_xdata()[1:], curves[d.size].get_ydata()[1:]
+        assert y[x <= ANALYSIS_PARAMS["trace_minutes"]].max() == pytest.approx(1 - table["never"][column])
+    dots = [line.get_ydata()[0] for line in ax.lines if line.get_marker() == "o"]
+    assert dots == pytest.approx([table["17"]["back_ordinary"], table["17"]["back_all"]])
+    plt.close(fig)
 
 
 # ----------------------------------------------------------------------------- characterise_janus_clusters

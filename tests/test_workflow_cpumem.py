@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import shutil
 
+import numpy as np
 import polars as pl
 import pytest
 import yaml
 
 from colocate.analysis import cpumem
 from colocate.trace import synth
-from wfutil import REPO, TINY, assert_config_rejected, planned_rules, snakemake, write_config
+from wfutil import REPO, TINY, assert_config_rejected, bar_heights, legend_texts, planned_rules, png_shape, snakemake, tick_labels, write_config
 
 pytestmark = pytest.mark.workflow
 
@@ -76,12 +77,65 @@ def test_figures_examples_and_summary(tiny_run):
         row = classes.filter(pl.col("job_id") == job).row(0, named=True)
         assert row["category"] == cat and examples.filter(pl.col("job_id") == job).height == row["n_points"]
     for name in ("beaumont_fig3_cpu_memory", "beaumont_cpumem_shares"):
-        assert (tiny_run / f"results/synthetic-tiny/figures/{name}.png").stat().st_size > 20_000
+        assert min(png_shape(tiny_run / f"results/synthetic-tiny/figures/{name}.png")[:2]) > 200
     summary = pl.read_csv(tiny_run / "results/synthetic-tiny/summary/beaumont_cpumem.csv", schema_overrides={"paper": pl.String, "ours": pl.String})
     papers = dict(summary.select("quantity", "paper").iter_rows())
     assert papers["Flat (share of fitted jobs)"] == "67%" and papers["Slope (share of fitted jobs)"] == "26.5%"
     assert papers["BadlyFitted (share of classified jobs)"] == "about half"
     assert "## CPU vs memory (Beaumont et al. §4.2)" in (tiny_run / "results/synthetic-tiny/summary.md").read_text()
+
+
+def test_figures_show_the_examples_fits_and_shares(tiny_run):
+    """Fig 3 drawn from the run's example points and fits shows each category's job: its every point, and per
+    cluster the fitted line, which is numpy's least squares on that cluster's points; the shares figure's bars
+    are the table's shares (of the fitted jobs for Flat, MultiFlat, Slope; of the classified for BadlyFitted).
+
+    Catches a panel showing another job or a subset of its points, a line of another cluster or fitted on
+    other points (e.g. the noise included), and a bar showing the wrong share or scope.
+    """
+    import matplotlib.pyplot as plt
+
+    from colocate.figures import cpumem as figures
+
+    examples = pl.read_parquet(tiny_run / "results/synthetic-tiny/cpumem/fig3_examples.parquet")
+    fits = pl.read_parquet(tiny_run / "results/synthetic-tiny/cpumem/job_fits.parquet")
+    fig = figures.fig3_cpu_memory(examples, fits)
+    assert len(fig.axes) == len(cpumem.CATEGORIES)
+    for ax, cat in zip(fig.axes, cpumem.CATEGORIES):
+        part = examples.filter(pl.col("category") == cat)
+        if part.height == 0:
+            assert not ax.collections and ax.texts[0].get_text() == f"no {cat} job in this run"
+            continue
+        (dots,) = ax.collections
+        xy, want = np.asarray(dots.get_offsets()), part.select("cpu_rate", "canonical_memory_usage").to_numpy()
+        np.testing.assert_array_equal(xy[np.lexsort(xy.T[::-1])], want[np.lexsort(want.T[::-1])])
+        job = part["job_id"][0]
+        assert f"job {job}, {part.height} points" in ax.get_title()
+        lines = {line.get_label().split(":")[0]: line for line in ax.lines if line.get_label().startswith("fit ")}
+        clusters = sorted(c for c in part["cluster"].unique() if c >= 0)
+        assert sorted(lines) == [f"fit {c}" for c in clusters]
+        for c in clusters:
+            pts = part.filter(pl.col("cluster") == c)
+            slope, intercept = np.polyfit(pts["cpu_rate"].to_numpy(), pts["canonical_memory_usage"].to_numpy(), 1)
+            row = fits.filter((pl.col("job_id") == job) & (pl.col("cluster") == c)).row(0, named=True)
+            assert (row["n_points"], row["slope"], row["intercept"]) == (pts.height, pytest.approx(slope), pytest.approx(intercept))
+            x, y = lines[f"fit {c}"].get_xdata(), lines[f"fit {c}"].get_ydata()
+            assert list(x) == [0.0, pts["cpu_rate"].max()] and np.allclose(y, intercept + slope * np.asarray(x))
+    plt.close(fig)
+
+    table = pl.read_csv(tiny_run / "results/synthetic-tiny/tables/beaumont_cpumem_shares.csv")
+    fig = figures.shares(table)
+    (ax,) = fig.axes
+    scopes = table["scope"].unique(maintain_order=True).to_list()
+    counted = table.filter(pl.col("category").is_in(cpumem.CATEGORIES)).group_by("scope").agg(pl.col("n_jobs").sum())
+    assert legend_texts(ax) == [f"{s} ({dict(counted.iter_rows())[s]} jobs)" for s in scopes] + ["paper"]
+    want = {}
+    for r in table.filter(pl.col("category").is_in(cpumem.CATEGORIES)).iter_rows(named=True):
+        share = r["share_of_fitted"] if r["category"] in cpumem.FITTED else r["share_of_classified"]
+        if share is not None:
+            want[(scopes.index(r["scope"]), r["category"])] = share
+    assert tick_labels(ax) == list(cpumem.CATEGORIES) and bar_heights(ax) == pytest.approx(want)
+    plt.close(fig)
 
 
 def test_a_threshold_reruns_the_classification_and_the_same_config_the_same_bytes(tiny_run, tmp_path):

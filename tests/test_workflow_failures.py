@@ -15,7 +15,7 @@ import numpy as np
 import polars as pl
 import pytest
 
-from wfutil import TINY, assert_config_rejected, snakemake, write_config, synthetic_trace
+from wfutil import TINY, assert_config_rejected, bar_heights, png_shape, snakemake, synthetic_trace, write_config
 
 from colocate import trace
 
@@ -90,7 +90,63 @@ def test_tiny_run_poisson_comparison_and_rate(tiny_run):
     # they are half the removals, and pull the share of all removals back within 17 minutes down (≈ 0.5)
     assert 0.5 < back17["back_ordinary"] < 0.75 and 0.3 < back17["back_all"] < back17["back_ordinary"]
     for name in ("beaumont_fig6_poisson", "beaumont_fig7_removal_durations"):
-        assert (tiny_run / f"results/synthetic-tiny/figures/{name}.png").stat().st_size > 10_000
+        assert min(png_shape(tiny_run / f"results/synthetic-tiny/figures/{name}.png")[:2]) > 200
+
+
+def test_tiny_run_figures_show_the_tables(tiny_run):
+    """Figs 6 and 7 drawn from the run's tables (as failures_analysis draws them) show the histogram's counts
+    against n·Poisson(mean) recomputed with scipy, and the removal-duration ECDFs ending where the durations
+    table puts the share never re-added, with the dots at its 17-minute shares.
+
+    Catches a panel drawn from another set of windows (maintenance kept in (a)), an expected count off its
+    Poisson (a mean over the wrong windows), and censored removals counted as back within the trace.
+    """
+    import matplotlib.pyplot as plt
+    from scipy import stats
+
+    from colocate.figures import failures as figures
+
+    minutes, trace_minutes = 17, TINY["days"] * 288 * 5  # failures.back_within_minutes (default); the trace
+    hist = pl.read_csv(tiny_run / TINY_TABLES / "beaumont_failures_histogram.csv")
+    fig6 = pl.read_csv(tiny_run / TINY_TABLES / "beaumont_failures_poisson.csv")
+
+    def poisson(column: str) -> pl.DataFrame:
+        """The histogram's windows per k = 0..max, beside n·Poisson(k; mean) from scipy."""
+        h = hist.filter(pl.col(column) > 0)
+        windows = np.zeros(int(h["k"].max()) + 1)
+        windows[h["k"].to_numpy()] = h[column].to_numpy()
+        k, n = np.arange(windows.size), windows.sum()
+        return pl.DataFrame({"k": k, "windows": windows, "expected": n * stats.poisson.pmf(k, (k * windows).sum() / n)})
+
+    remaining, kept = poisson("windows_without_maintenance"), poisson("windows_without_outstanding")
+    assert fig6["windows"].to_list() == remaining["windows"].to_list()
+    np.testing.assert_allclose(fig6["expected"], remaining["expected"], rtol=1e-9)
+    fig = figures.fig6_poisson(fig6, kept, 10)  # failures.maintenance_min_removals (default)
+    for ax, want in zip(fig.axes, (remaining, kept)):
+        bars = bar_heights(ax, by_position=True)  # hue 0: actual, 1: expected; position = k
+        assert len(bars) == 2 * want.height
+        assert [bars[(0, k)] for k in range(want.height)] == want["windows"].to_list()
+        np.testing.assert_allclose([bars[(1, k)] for k in range(want.height)], want["expected"], rtol=1e-9)
+        assert f"{int(want['windows'].sum())} windows" in ax.get_title() and ax.get_yscale() == "log"
+    assert [t.get_text() for t in fig.legends[0].get_texts()] == ["actual", "expected (Poisson)"]
+    plt.close(fig)
+
+    rem = pl.read_parquet(tiny_run / "results/synthetic-tiny/failures/removals.parquet")
+    durations = pl.read_csv(tiny_run / TINY_TABLES / "beaumont_failures_durations.csv", schema_overrides={"minutes": pl.String})
+    shares = {r["minutes"]: r for r in durations.iter_rows(named=True)}
+    fig = figures.fig7_removal_durations(rem, minutes, trace_minutes)
+    (ax,) = fig.axes
+    curves = {len(line.get_xdata()) - 1: line for line in ax.lines if line.get_drawstyle() == "steps-post"}
+    for group, column in ((rem.filter(~pl.col("outstanding")), "back_ordinary"), (rem, "back_all")):
+        line = curves[group.height]  # one ECDF step per removal
+        x, y = line.get_xdata()[1:], line.get_ydata()[1:]
+        d = group["duration_s"].to_numpy() / 60
+        np.testing.assert_allclose(x, np.sort(np.where(np.isinf(d), 10 * trace_minutes, d)))
+        # where the axis ends (the trace's length), the curve is 1 − the share never re-added
+        assert y[x <= trace_minutes].max() == pytest.approx(1 - shares["never"][column])
+        dots = [ln.get_ydata()[0] for ln in ax.lines if ln.get_marker() == "o"]
+        assert shares[str(minutes)][column] == pytest.approx(dots[0 if column == "back_ordinary" else 1])
+    plt.close(fig)
 
 
 def test_tiny_run_summary_puts_the_paper_beside_ours(tiny_run):

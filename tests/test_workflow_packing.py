@@ -8,8 +8,18 @@ import shutil
 import numpy as np
 import polars as pl
 import pytest
+import yaml
 
-from wfutil import assert_config_rejected, planned_rules, snakemake, write_config
+from test_packing import assert_packing_figures_show
+from wfutil import (
+    REPO,
+    assert_config_rejected,
+    legend_texts,
+    planned_rules,
+    png_shape,
+    snakemake,
+    write_config,
+)
 
 pytestmark = pytest.mark.workflow
 
@@ -63,19 +73,47 @@ def test_packing_table_figures_and_summary(packing_run):
     assert summary.height == 178 and (summary["instances"] == 3).all()
     headline = pl.read_csv(packing_run / "results/synthetic-tiny/summary/packing.csv")
     assert "GPA ρ=0.001: mean q" in headline["quantity"].to_list()
+    # the figures the run saved, drawn again from its table: the default grid fills every panel (12)
+    assert assert_packing_figures_show(table) == 12
     for name in FIGURES + ["pareto"]:
-        assert (packing_run / f"results/synthetic-tiny/figures/packing_{name}.png").stat().st_size > 1000
+        assert min(png_shape(packing_run / f"results/synthetic-tiny/figures/packing_{name}.png")[:2]) > 200
     assert len(list((packing_run / "results/synthetic-tiny/logs/packing_setting").rglob("*.log"))) == 12
     assert len(list((packing_run / "results/synthetic-tiny/benchmarks/packing_setting").rglob("*.tsv"))) == 12
 
 
 def test_admission_control_table_viii(packing_run):
+    """Table VIII's shares are the written utilisation series' shares above U*, and Fig 9 shows those series.
+
+    Catches a table computed on other steps than the series written beside it (e.g. the warm-up kept),
+    a > / ≥ slip at U*, and a figure showing another ε than the rule's (0.01) or unnormalised counts.
+    """
+    import matplotlib.pyplot as plt
+
+    from colocate.figures import packing as figs
+
+    threshold = yaml.safe_load((REPO / "workflow/schemas/packing.schema.yaml").read_text())["properties"]["admission"][
+        "properties"]["threshold"]["default"]
     table = pl.read_csv(packing_run / "results/synthetic-tiny/tables/admission.csv")
     assert table["eps"].to_list() == [0.005, 0.01, 0.02]
     assert (table["p_over_with"] <= table["p_over_without"]).all() and table["rejection"].is_between(0, 1).all()
+    util = pl.read_parquet(packing_run / "results/synthetic-tiny/admission/utilisation.parquet")
+    assert table["p_over_without"].to_list() == pytest.approx([float((util["without"] > threshold).mean())] * 3)
+    for r in table.iter_rows(named=True):
+        assert r["p_over_with"] == pytest.approx(float((util[f"eps={r['eps']:g}"] > threshold).mean()))
+    # the controller only removes load: never above the uncontrolled utilisation at the same step
+    assert all((util[f"eps={e:g}"] <= util["without"] + 1e-12).all() for e in table["eps"])
     summary = pl.read_csv(packing_run / "results/synthetic-tiny/summary/admission.csv")
     assert summary.height == 9 and "10.83%" in summary["paper"].to_list()
-    assert (packing_run / "results/synthetic-tiny/figures/admission_fig9_utilisation.png").stat().st_size > 1000
+    fig = figs.unuvar_fig9_utilisation(util, 0.01, threshold)  # the rule's parameters (admission_figure)
+    (ax,) = fig.axes
+    bins = np.linspace(0, 1, 51)
+    heights = np.array([p.get_height() for p in ax.patches])
+    assert heights.size == 2 * 50
+    np.testing.assert_allclose(heights[:50], np.histogram(util["without"], bins, density=True)[0])
+    np.testing.assert_allclose(heights[50:], np.histogram(util["eps=0.01"], bins, density=True)[0])
+    assert [line.get_xdata()[0] for line in ax.lines] == [threshold] and "ε=0.01" in " ".join(legend_texts(ax))
+    plt.close(fig)
+    assert min(png_shape(packing_run / "results/synthetic-tiny/figures/admission_fig9_utilisation.png")[:2]) > 200
 
 
 def test_changing_an_admission_bound_reruns_only_admission(packing_run, tmp_path):

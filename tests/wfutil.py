@@ -66,3 +66,53 @@ def synthetic_trace(workdir: Path) -> Path:
 
 #: The real 2011 sample shipped with the project (trace.source: sample), in the bucket's layout.
 SAMPLE = REPO / "workflow" / "data" / "google-2011-sample"
+
+
+# ============================================================================ what a figure shows
+# Figures are checked by what their Axes hold (a PNG of empty axes is still 10 KB): these read back the
+# data a seaborn or matplotlib call drew, keyed by the category axis's tick labels.
+
+
+def png_shape(path: Path) -> tuple[int, ...]:
+    """The decoded PNG's (height, width, channels): the file is an image, not only bytes."""
+    import matplotlib.image
+
+    return matplotlib.image.imread(path).shape
+
+
+def tick_labels(ax, axis: str = "x") -> list[str]:
+    return [t.get_text() for t in getattr(ax, f"get_{axis}ticklabels")()]
+
+
+def _category(ax, x: float) -> str:
+    """The x tick label of the category a box or bar centred at ``x`` belongs to (dodged: within ±0.4)."""
+    ticks = {round(float(t)): lab.get_text() for t, lab in zip(ax.get_xticks(), ax.get_xticklabels())}
+    return ticks[round(x)]
+
+
+def box_medians(ax) -> dict[tuple[int, str], float]:
+    """The median line of every seaborn box, by (hue level's index, x tick label); one hue level: index 0."""
+    out = {}
+    for hue, boxes in enumerate(c for c in ax.containers if hasattr(c, "medians")):
+        for line in boxes.medians:
+            x, y = line.get_xydata().T
+            assert y[0] == y[-1]  # a vertical box: its median is a horizontal line
+            out[(hue, _category(ax, float(x.mean())))] = float(y[0])
+    return out
+
+
+def bar_heights(ax, by_position: bool = False) -> dict[tuple[int, str | int], float]:
+    """The height of every bar of a seaborn barplot, by (hue level's index, x tick label or category position)."""
+    from matplotlib.container import BarContainer
+
+    out = {}
+    for hue, bars in enumerate(c for c in ax.containers if isinstance(c, BarContainer)):
+        for bar in bars:
+            x = bar.get_x() + bar.get_width() / 2
+            out[(hue, round(x) if by_position else _category(ax, x))] = float(bar.get_height())
+    return out
+
+
+def legend_texts(ax) -> list[str]:
+    legend = ax.get_legend()
+    return [t.get_text() for t in legend.get_texts()] if legend else []
