@@ -400,6 +400,11 @@ def test_readme_report_command_builds_the_report(tiny_run, tmp_path, argv):
     figures = sorted((work / "results/synthetic-tiny/figures").glob("*.png"))
     assert sorted(embedded) == [p.relative_to(work).as_posix() for p in figures]
     assert all(base64.b64decode(embedded[p.relative_to(work).as_posix()]) == p.read_bytes() for p in figures)
+    # and every table and rendered notebook of the run (each result in the report is keyed by its path)
+    run = work / "results/synthetic-tiny"
+    listed = sorted(p.relative_to(work).as_posix() for p in [*run.glob("tables/*.csv"), *run.glob("notebooks/*.html")])
+    assert len([p for p in listed if p.endswith(".html")]) == 5
+    assert [p for p in listed if f'"{p}": {{' not in html] == []
 
 
 # ----------------------------------------------------------------------------- profiles

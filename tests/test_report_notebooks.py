@@ -80,3 +80,18 @@ def test_only_whole_directories_are_replaced_the_longest_first():
     nb["cells"][1]["outputs"][0]["text"] = ["/w/run/a /w/run.bak /w/other /w/runner /w\n"]
     out = notebooks.normalise(nb, {"/w": "<workflow>", "/w/run/": "."})
     assert out["cells"][1]["outputs"][0]["text"] == ["./a <workflow>/run.bak <workflow>/other <workflow>/runner <workflow>\n"]
+
+
+def test_html_shows_sources_outputs_and_figures_the_same_way_each_time():
+    """The report's copy: every cell's source and text output, each PNG as an inline image; no run time."""
+    png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
+    nb = {"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [
+        {"cell_type": "markdown", "id": "intro", "metadata": {}, "source": ["# 05 — Jobs and failures\n", "What it shows."]},
+        {"cell_type": "code", "id": "fig", "metadata": {}, "execution_count": 1, "source": ["table.sort('jobs')"],
+         "outputs": [{"output_type": "stream", "name": "stdout", "text": ["dominant jobs: 42\n"]},
+                     {"output_type": "display_data", "metadata": {}, "data": {"image/png": png, "text/plain": ["<Figure>"]}}]},
+    ]}
+    html = notebooks.to_html(nb)
+    assert "05 — Jobs and failures" in html and "dominant jobs: 42" in html and "table" in html
+    assert f"data:image/png;base64,{png}" in html
+    assert html == notebooks.to_html(copy.deepcopy(nb))

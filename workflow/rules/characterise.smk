@@ -49,6 +49,7 @@ TARGETS.append(
             f"{RESULTS}/figures/characterisation_clusters.png",
             f"{RESULTS}/figures/characterisation_table1.png",
             f"{RESULTS}/notebooks/02_characterisation.ipynb",
+            f"{RESULTS}/notebooks/02_characterisation.html",
         ],
     )
 )
@@ -181,7 +182,11 @@ rule janus_clusters:
             caption="../report/characterise_janus_fig4.rst",
             category=CH_CATEGORY_J,
         ),
-        centroids=f"{RESULTS}/tables/janus_fig4_centroids.csv",
+        centroids=report(
+            f"{RESULTS}/tables/janus_fig4_centroids.csv",
+            caption="../report/characterise_janus_fig4.rst",
+            category=CH_CATEGORY_J,
+        ),
         figure=report(
             f"{RESULTS}/figures/janus_fig4_centroids.png",
             caption="../report/characterise_janus_fig4.rst",

@@ -106,7 +106,7 @@ rule jobs_dominant_table:
         totals=f"{RESULTS}/jobs/window_totals.parquet",
     output:
         table1=report(f"{RESULTS}/tables/beaumont_table1_dominant.csv", caption="../report/jobs_table1.rst", category=JOBS_CATEGORY),
-        shares=f"{RESULTS}/tables/beaumont_fig1_classes.csv",
+        shares=report(f"{RESULTS}/tables/beaumont_fig1_classes.csv", caption="../report/jobs_fig1.rst", category=JOBS_CATEGORY),
         fig1=report(f"{RESULTS}/figures/beaumont_fig1_classes.png", caption="../report/jobs_fig1.rst", category=JOBS_CATEGORY),
     params:
         code=code_digest("analysis.jobs", "figures.jobs", "figures.__init__"),
@@ -228,7 +228,8 @@ rule jobs_summary:
 TARGETS.append(
     (
         ("task_events", "task_usage", "machine_events"),
-        [f"{RESULTS}/figures/beaumont_notebook_periodic_job.png", f"{RESULTS}/notebooks/05_jobs_and_failures.ipynb"],
+        [f"{RESULTS}/figures/beaumont_notebook_periodic_job.png", f"{RESULTS}/notebooks/05_jobs_and_failures.ipynb",
+         f"{RESULTS}/notebooks/05_jobs_and_failures.html"],
     )
 )
 

@@ -3,7 +3,8 @@
 # notebooks/<name>.ipynb without them (colocate.report.notebooks): the same inputs give the same bytes.
 
 TARGETS.append(
-    (("task_events", "task_usage"), [f"{RESULTS}/figures/task_lengths.png", f"{RESULTS}/notebooks/01_trace_and_tasks.ipynb"])
+    (("task_events", "task_usage"), [f"{RESULTS}/figures/task_lengths.png", f"{RESULTS}/notebooks/01_trace_and_tasks.ipynb",
+                                     f"{RESULTS}/notebooks/01_trace_and_tasks.html"])
 )
 
 
@@ -61,3 +62,26 @@ rule normalise_notebook:
         "../../environment.yml"
     script:
         "../scripts/notebook_normalise.py"
+
+
+rule notebook_html:
+    input:
+        f"{RESULTS}/notebooks/{{name}}.ipynb",
+    output:
+        report(f"{RESULTS}/notebooks/{{name}}.html", caption="../report/notebooks.rst", category="Notebooks"),
+    wildcard_constraints:
+        name=r"\d\d_\w+",
+    params:
+        code=code_digest("report.notebooks"),
+    log:
+        f"{RESULTS}/logs/notebook_html/{{name}}.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/notebook_html/{{name}}.tsv"
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=2,
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/notebook_html.py"

@@ -137,7 +137,7 @@ rule packing_figures:
         "../scripts/packing_figures.py"
 
 
-TARGETS.append((("task_events", "task_usage"), [f"{RESULTS}/notebooks/03_packing.ipynb"] if PACKING_ON else []))
+TARGETS.append((("task_events", "task_usage"), [f"{RESULTS}/notebooks/03_packing.ipynb", f"{RESULTS}/notebooks/03_packing.html"] if PACKING_ON else []))
 
 
 rule notebook_packing:

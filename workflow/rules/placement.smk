@@ -34,7 +34,7 @@ TARGETS.append(
         [f"{RESULTS}/tables/placement_{t}.csv" for t in PLACEMENT_TABLES]
         + [f"{RESULTS}/figures/{f}.png" for f in PLACEMENT_FIGURES.values()]
         + [f"{RESULTS}/tables/placement_bsa.csv", f"{RESULTS}/tables/placement_replay.csv"]
-        + [f"{RESULTS}/notebooks/04_placement.ipynb"],
+        + [f"{RESULTS}/notebooks/04_placement.ipynb", f"{RESULTS}/notebooks/04_placement.html"],
     )
 )
 TARGETS.append(
@@ -154,7 +154,12 @@ rule placement_bsa:
             category=PLACEMENT_CATEGORY,
             subcategory="Tables",
         ),
-        timing=f"{RESULTS}/tables/placement_bsa_timing.csv",
+        timing=report(
+            f"{RESULTS}/tables/placement_bsa_timing.csv",
+            caption="../report/placement_bsa.rst",
+            category=PLACEMENT_CATEGORY,
+            subcategory="Tables",
+        ),
     params:
         experiment=PLACEMENT_PARAMS,
         specs=PLACEMENT_SPECS,
@@ -208,7 +213,12 @@ rule notebook_placement:
         requests=f"{RESULTS}/placement/runs/rep-0/requests.parquet",
         snapshot=f"{RESULTS}/placement/runs/rep-0/snapshot.parquet",
     output:
-        replay=f"{RESULTS}/tables/placement_replay.csv",
+        replay=report(
+            f"{RESULTS}/tables/placement_replay.csv",
+            caption="../report/placement_replay.rst",
+            category=PLACEMENT_CATEGORY,
+            subcategory="Tables",
+        ),
     params:
         experiment=PLACEMENT_PARAMS,
         specs=PLACEMENT_SPECS,
@@ -241,7 +251,12 @@ rule placement_trace_requests:
     output:
         requests=f"{RESULTS}/placement/trace/requests.parquet",
         nodes=f"{RESULTS}/placement/trace/nodes.parquet",
-        facts=f"{RESULTS}/tables/placement_trace_workload.csv",
+        facts=report(
+            f"{RESULTS}/tables/placement_trace_workload.csv",
+            caption="../report/placement_trace_table.rst",
+            category=PLACEMENT_CATEGORY,
+            subcategory="Tables",
+        ),
     params:
         seed=PLACEMENT_CFG["trace"]["seed"],
         machines=PLACEMENT_CFG["trace"]["machines"],

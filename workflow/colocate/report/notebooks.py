@@ -15,7 +15,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["PREAMBLE_NOTE", "PREAMBLE_TAG", "RUN_METADATA", "dumps", "normalise"]
+__all__ = ["PREAMBLE_NOTE", "PREAMBLE_TAG", "RUN_METADATA", "dumps", "normalise", "to_html"]
 
 #: The tag Snakemake gives the cell it injects (the job's ``snakemake`` object, ``sys.path``, ``os.chdir``).
 PREAMBLE_TAG = "snakemake-job-properties"
@@ -74,3 +74,12 @@ def normalise(nb: Mapping[str, Any], paths: Mapping[str, str] | None = None) -> 
 def dumps(nb: Mapping[str, Any]) -> str:
     """``nb`` as nbformat writes it (one-space indent, sorted keys, UTF-8 text), ending in a newline."""
     return json.dumps(nb, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def to_html(nb: Mapping[str, Any]) -> str:
+    """``nb`` rendered by nbconvert's HTML exporter (the lab template, inputs and outputs, figures inline)."""
+    import nbformat
+    from nbconvert import HTMLExporter
+
+    body, _ = HTMLExporter(template_name="lab").from_notebook_node(nbformat.reads(json.dumps(nb), as_version=4))
+    return body
