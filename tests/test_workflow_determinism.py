@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from wfutil import snakemake, write_config
+from wfutil import run_tiny
 
 pytestmark = pytest.mark.workflow
 
@@ -41,10 +41,7 @@ def digests(workdir: Path) -> dict[str, str]:
 
 @pytest.fixture(scope="module")
 def second_run(tmp_path_factory) -> Path:
-    workdir = tmp_path_factory.mktemp("tiny-again")
-    write_config(workdir)
-    snakemake(workdir)
-    return workdir
+    return run_tiny(tmp_path_factory.mktemp("tiny-again"))
 
 
 def test_two_clean_tiny_runs_give_the_same_bytes_but_timings(tiny_run, second_run):

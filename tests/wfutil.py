@@ -41,6 +41,13 @@ def write_config(workdir: Path, **sections) -> None:
     (workdir / "config.yaml").write_text(yaml.safe_dump(config))
 
 
+def run_tiny(workdir: Path) -> Path:
+    """The whole default DAG at the tiny scale in ``workdir``, from config.yaml: the directory."""
+    write_config(workdir)
+    snakemake(workdir)
+    return workdir
+
+
 def planned_rules(workdir: Path, *args: str, env: dict | None = None) -> set[str]:
     """Rules a dry run (with ``args``) would execute (from its job-stats table)."""
     out = snakemake(workdir, "-n", "--quiet", "rules", *args, env=env).stdout
