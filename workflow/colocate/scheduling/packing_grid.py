@@ -315,7 +315,11 @@ def _q_tolerance(frame: pl.DataFrame, estimator: str, parameter: float, paper: s
 CAUSE_Q_TAILS = (
     "synthetic model, two measured sources: the top 2% of tasks by mean (σ ≈ 0.11, 27% of the inst variance) each "
     "dominate a machine, leaving a ≈ 3σ margin (a quarter of the machines, 44–78% of q); and spiky tasks' far tail, "
-    "P(X > μ + 3σ) = 1.4% against 0.13% for a Gaussian. Excluding the first or trimming the second cuts q 2.4–20×"
+    "P(X > μ + 3σ) = 1.4% against 0.13% for a Gaussian. Excluding the first or trimming the second cuts q 2.4–20×. "
+    "Not R: R = 10,000 gives the same q (6.3e-4 / 9.2e-6 / 2.4e-4 / 2.4e-5). Capping task means at 0.2 "
+    "(synthetic.task_cpu_max, 0.5) brings all four within 1.5×, but in the same run lowers Janus Table 1's A-D "
+    "rates (N = 30 / 50: 0.75 / 0.48 → 0.61 / 0.40 at R = 2,000), which the current tail matches at the paper's "
+    "R = 10,000: at this scale the two results pull the top tasks' tail in opposite directions"
 )
 
 
@@ -383,7 +387,12 @@ def headline_numbers(results: pl.DataFrame) -> list[tuple]:
     for est, par, paper in (("Cantelli", 1.0, "≈ 10"), ("GPA", 0.05, "2–3")):
         a, i = _mean(avg, "q", est, par), _mean(base, "q", est, par)
         if a is not None and i:
-            add(f"{est} {par:g}: q(avg) / q(inst)", paper, a / i, "§5.3 Fig 10", Compare(item="Fig 10"))
+            # the paper's ratio with its q(inst) gives its q(avg): where only q(inst) is off, say so
+            in_band = est == "Cantelli" and 2e-3 <= a <= 4.5e-3  # within 1.5× of the paper's implied 3e-3
+            cause = (f"only q(inst) is off: q(avg) = {a:.2g} is within 1.5× of the paper's ≈ 3e-3 (10 × its q(inst) "
+                     f"3e-4), q(inst) = {i:.2g} is not (the packing tails of the inst rows above)") if in_band else ""
+            add(f"{est} {par:g}: q(avg) / q(inst)", paper, a / i, "§5.3 Fig 10",
+                cause_if_outside(paper, a / i, Compare(item="Fig 10"), cause))
     for eps in sorted(base.filter(pl.col("estimator") == "Beta")["parameter"].unique().to_list(), reverse=True):
         add(f"Beta ε={eps:g} (ours): mean q", None, _mean(base, "q", "Beta", eps), "Unuvar eq 6 per machine",
             Compare(item="ours (Unuvar eq 6)"))
