@@ -304,7 +304,11 @@ rule janus_fig5_totals:
         tasks=f"{RESULTS}/realizations/tasks.parquet",
         long=f"{RESULTS}/tasks/long_tasks.parquet",
     output:
-        table=f"{RESULTS}/tables/janus_fig5_totals.csv",
+        table=report(
+            f"{RESULTS}/tables/janus_fig5_totals.csv",
+            caption="../report/characterise_janus_fig5.rst",
+            category=CH_CATEGORY_J,
+        ),
         figure=report(
             f"{RESULTS}/figures/janus_fig5_totals.png",
             caption="../report/characterise_janus_fig5.rst",
