@@ -607,6 +607,15 @@ def _is_empty_panel(ax) -> bool:
     return not ax.containers and not ax.collections and any(t.get_text().startswith("no cells") for t in ax.texts)
 
 
+def _dots_are(ax, frame: pl.DataFrame) -> np.ndarray:
+    """The Axes' one scatter shows exactly the (m, q) points of ``frame``, in any order; those points."""
+    (dots,) = ax.collections
+    xy = np.asarray(dots.get_offsets())
+    want = frame.select("m", "q").to_numpy()
+    np.testing.assert_allclose(xy[np.lexsort(xy.T[::-1])], want[np.lexsort(want.T[::-1])])
+    return want
+
+
 def assert_packing_figures_show(results: pl.DataFrame) -> int:
     """Each figure of colocate.figures.packing, drawn from ``results``, shows that table's numbers: one box per
     label with the median of its instances at the base case (Figs 7, 9, 10, 13), per capacity and clairvoyance
@@ -651,10 +660,7 @@ def assert_packing_figures_show(results: pl.DataFrame) -> int:
     (ax,) = fig.axes
     assert _is_empty_panel(ax) == (fig8.height == 0)
     if fig8.height:
-        (dots,) = ax.collections
-        xy = np.asarray(dots.get_offsets())
-        want = fig8.select("m", "q").to_numpy()
-        np.testing.assert_allclose(xy[np.lexsort(xy.T[::-1])], want[np.lexsort(want.T[::-1])])
+        _dots_are(ax, fig8)
         drawn += 1
     plt.close(fig)
 
@@ -699,10 +705,7 @@ def assert_packing_figures_show(results: pl.DataFrame) -> int:
     (ax,) = fig.axes
     assert _is_empty_panel(ax) == (med.height == 0)
     if med.height:
-        (dots,) = ax.collections
-        xy = np.asarray(dots.get_offsets())
-        want = med.select("m", "q").to_numpy()
-        np.testing.assert_allclose(xy[np.lexsort(xy.T[::-1])], want[np.lexsort(want.T[::-1])])
+        want = _dots_are(ax, med)
         # the front: each step is a fit test, every fit test lies on or above it, none beats a step
         (front,) = [line for line in ax.lines if line.get_label() == "Pareto front"]
         steps = {(round(float(m), 12), round(float(q), 12)) for m, q in zip(front.get_xdata(), front.get_ydata())}
