@@ -9,6 +9,7 @@ Every tolerance is stated next to its assertion with its reason.
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import hashlib
 import math
@@ -943,3 +944,42 @@ def test_production_tasks_of_a_job_are_balanced(seed):
     )
     assert per_window.height > 100
     assert np.quantile((per_window["p90"] / per_window["p10"]).to_numpy(), 0.8) < 2.0
+
+
+# ----------------------------------------------------------------------------- synthetic.slice_days
+
+
+def _running_per_window(tasks, windows: int) -> np.ndarray:
+    """Tasks of the model alive in each 5-minute window (touching it), from their [a, b)."""
+    k0, k1 = tasks["k0"], tasks["k1"]
+    return np.array([int(((k0 <= k) & (k1 >= k)).sum()) for k in range(windows)])
+
+
+def test_slice_keeps_the_whole_traces_density_window_by_window(params):
+    """A slice is the whole trace's model cut at slice_days: every window in it has exactly the tasks (and large
+    tasks) alive that the whole trace has there, and nothing is written after its end."""
+    whole = dataclasses.replace(params, days=1.0)
+    sliced = dataclasses.replace(whole, slice_days=0.25)
+    w = sliced.rendered.windows
+    assert w == 72 and sliced.rendered.end_us < whole.end_us
+    m_whole, m_slice = synth.sample_model(whole, SEED), synth.sample_model(sliced, SEED)
+    np.testing.assert_array_equal(_running_per_window(m_slice.tasks, w), _running_per_window(m_whole.tasks, w))
+    big = {k: v[m_slice.tasks["large"]] for k, v in m_slice.tasks.items() if k in ("k0", "k1")}
+    big_whole = {k: v[m_whole.tasks["large"]] for k, v in m_whole.tasks.items() if k in ("k0", "k1")}
+    np.testing.assert_array_equal(_running_per_window(big, w), _running_per_window(big_whole, w))
+    assert m_slice.tasks["b"].max() <= sliced.rendered.end_us
+    assert m_slice.jobs["n_tasks"].sum() == m_slice.tasks["a"].size and (m_slice.jobs["n_tasks"] > 0).all()
+    tables = synth.generate(sliced, SEED)
+    assert tables["task_usage"]["start_time"].max() < sliced.rendered.end_us
+    assert tables["task_events"]["time"].max() < sliced.rendered.end_us
+    assert tables["machine_events"]["time"].max() < sliced.rendered.end_us
+
+
+def test_no_slice_is_the_whole_trace(params):
+    assert params.slice_days is None and params.rendered is params
+
+
+@pytest.mark.parametrize("value", [2.5, 0.0, -1.0, "half"])
+def test_bad_slice_days_names_the_key(params, value):
+    with pytest.raises(ValueError, match=r"synthetic\.slice_days"):
+        synth.SynthParams.from_dict({**params.to_dict(), "slice_days": value})

@@ -26,7 +26,8 @@ def main(inputs, outputs, params, log, threads=1):
     root = Path(outputs.manifest).parent
     model = synth.SynthParams.from_dict(params.model)
     counts = {**params.shards, "machine_events": 1}
-    log.info("generating %.1f days, %d machines, seed %d", model.days, model.machines, params.seed)
+    log.info("generating %.1f days (writing %.3f), %d machines, seed %d", model.days, model.rendered.days, model.machines,
+             params.seed)
     tables = synth.generate(model, params.seed)
     for name, df in tables.items():
         log.info("%s: %d rows", name, df.height)
@@ -37,7 +38,7 @@ def main(inputs, outputs, params, log, threads=1):
         jobs = [
             (shard, f"{table}/{trace.shard_name(i, counts[table])}", table)
             for table in counts
-            for i, shard in enumerate(synth.split_shards(tables[table], table, counts[table], model.end_us))
+            for i, shard in enumerate(synth.split_shards(tables[table], table, counts[table], model.rendered.end_us))
         ]
         with ThreadPoolExecutor(max_workers=max(1, threads)) as pool:
             digests = dict(pool.map(partial(write_shard, tmp), jobs))

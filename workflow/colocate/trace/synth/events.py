@@ -170,6 +170,7 @@ def generate(params: SynthParams, seed: int, *, truth: bool = False) -> dict[str
         raise TypeError("params must be a SynthParams (use SynthParams.from_dict)")
     r = _rngs(seed)
     model = sample_model(params, seed)
+    params = params.rendered  # with synthetic.slice_days, only the slice is written
     model.info["end_us"] = params.end_us
     model.info["names"] = _names(params, model, int(seed))
     out = {

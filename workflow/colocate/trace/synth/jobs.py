@@ -328,6 +328,8 @@ def sample_model(p: SynthParams, seed: int) -> Model:
     machines = sample_machines(p, r["machines"])
     large, summary = _large_population(p, r["jobs"])
     small, small_cpu_total = _small_population(p, summary, r["small"])
+    p = p.rendered  # a slice: the whole trace's populations, cut to what is alive in it
+    large, small = _cut(large, p.end_us), _cut(small, p.end_us)
     jobs, tasks = _merge(large, small)
     info = {"large_cpu_per_window": summary.cpu_per_window, "small_cpu_per_window": small_cpu_total}
     model = Model(jobs=jobs, tasks=tasks, machines=machines, info=info)
@@ -384,6 +386,23 @@ def _small_population(p: SynthParams, large: LargeSummary, rng: np.random.Genera
     sj["memory_total"] = wm * small_mem_total * p.windows / max(float((wm * (s_jk1 - s_jk0 + 1)).sum()), 1e-300)
     sj["cpu_total"] = np.bincount(s_owner, weights=s_mu, minlength=sj["class"].size)
     return _Population(sj, s_owner, s_mu, sa, sb), small_cpu_total
+
+
+def _cut(pop: _Population, end_us: int) -> _Population:
+    """The jobs and tasks of ``pop`` alive before ``end_us``, tasks' ends clipped to it (``synthetic.slice_days``).
+
+    Sampled over the whole trace and then cut, a slice has the density of the whole trace at every
+    window; a job keeps the tasks that start in the slice, and one left with none is dropped.
+    """
+    if pop.b.size == 0 or pop.b.max() <= end_us:
+        return pop
+    task_kept = pop.a < end_us
+    n_tasks = np.bincount(pop.owner[task_kept], minlength=pop.jobs["n_tasks"].size)
+    job_kept = n_tasks > 0
+    jobs = {k: v[job_kept] for k, v in pop.jobs.items()}
+    jobs["n_tasks"] = n_tasks[job_kept].astype(np.int64)
+    owner = (np.cumsum(job_kept) - 1)[pop.owner[task_kept]]
+    return _Population(jobs, owner, pop.mu[task_kept], pop.a[task_kept], np.minimum(pop.b[task_kept], end_us))
 
 
 def _merge(large: _Population, small: _Population) -> tuple[Jobs, Tasks]:

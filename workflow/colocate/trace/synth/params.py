@@ -245,6 +245,13 @@ class SynthParams:
 
     # ---- extent
     days: float = _f(29.0, "Trace length in days (Beaumont et al. §1.1: 29 days).", number(1 / 24, 3650), scaled=True)
+    slice_days: float | None = _f(
+        None,
+        "Render only the first slice_days of the trace: the jobs and tasks alive then, sampled from the whole "
+        "days-long model, so that a short slice keeps the full trace's density (bench/paper_scale.py's real-size "
+        "shards: 29/500 days per shard). Failures and mass removals fall within the slice. Unset: the whole trace.",
+        {"anyOf": [{"type": "null"}, number(1 / 288, 3650)]},
+    )
     machines: int = _f(12583, "Number of machines (Beaumont et al. §1.1: 12,583).", integer(1, 10_000_000), scaled=True)
     machine_types: list = _f(
         [
@@ -662,6 +669,7 @@ class SynthParams:
             lambda p: p.all_zero_task_share <= 1 - p.failing_task_share,
             "must not exceed the share of non-failing tasks (1 - failing_task_share)",
         ),
+        Rule("slice_days", lambda p: p.slice_days is None or p.slice_days <= p.days, "must not exceed days"),
     )
 
     # ------------------------------------------------------------------ construction
@@ -713,6 +721,13 @@ class SynthParams:
     def end_us(self) -> int:
         """End of the trace in µs (the last window's end)."""
         return TRACE_START_US + self.windows * WINDOW_US
+
+    @property
+    def rendered(self) -> SynthParams:
+        """The parameters of what is written: ``days`` cut to ``slice_days`` (itself when there is no slice)."""
+        if self.slice_days is None:
+            return self
+        return dataclasses.replace(self, days=self.slice_days, slice_days=None)
 
     # ------------------------------------------------------------------ validation
 
