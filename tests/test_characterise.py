@@ -22,6 +22,7 @@ from sklearn.metrics import adjusted_rand_score
 from wfutil import TINY
 
 from colocate.analysis import aggregate, betafit, characterise as ch
+from colocate.insufficient import InsufficientData
 from colocate.prep import tasks
 from colocate.trace import synth
 from colocate.trace import TRACE_START_US, WINDOW_US
@@ -237,8 +238,9 @@ def test_window_longer_than_every_series_is_an_error_naming_delta():
         ch.window_ks(values, offsets, 36, np.random.default_rng(0))
     assert ch.window_ks(values, offsets, 36, np.random.default_rng(0), require=False).height == 0
     t = ch.window_ks(values, offsets, 12, np.random.default_rng(0)).with_columns(delta=pl.lit(12))
-    with pytest.raises(ValueError, match=r"Δ \(delta\) \[36\]"):
+    with pytest.raises(InsufficientData, match=r"Δ \(delta\) \[36\]") as lacking:
         ch.rejection_shares(t, 0.05, expected=[12, 36])
+    assert lacking.value.needs == "long tasks with at least 2 × 36 records (360 minutes)"
 
 
 def test_rejection_shares_by_hand():

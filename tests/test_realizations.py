@@ -102,3 +102,22 @@ def test_redraw_follows_the_chosen_order_and_each_tasks_records():
     assert np.allclose(np.unique(m[2]), [0.5, 0.7])
     with pytest.raises(ValueError, match="no series records"):
         rz.redraw(series, pl.DataFrame({"job_id": [9], "task_index": [0]}), 10, np.random.default_rng(0))
+
+
+def test_too_few_long_tasks_can_take_them_all():
+    """The paper scale on a slice of the trace: N = 100,000 asked, fewer held; every one is taken, each once."""
+    keys = pl.DataFrame({"job_id": [5, 1, 2], "task_index": [0, 0, 3]})
+    chosen = rz.choose_tasks(keys, 10, np.random.default_rng(0), allow_fewer=True)
+    assert chosen.sort("job_id").equals(keys.sort("job_id"))
+    with pytest.raises(ValueError, match="only 0"):
+        rz.choose_tasks(keys.clear(), 10, np.random.default_rng(0), allow_fewer=True)
+
+
+@settings(max_examples=40, deadline=None)
+@given(rows=st.integers(1, 40), cols=st.integers(1, 30), chunk=st.integers(1, 50), seed=st.integers(0, 2**16))
+def test_row_moments_in_blocks_equal_the_whole_matrix(rows, cols, chunk, seed):
+    """Block by block (as the paper-scale matrix must be read) gives numpy's float64 moments of the whole matrix."""
+    x = np.random.default_rng(seed).gamma(0.5, 0.1, (rows, cols)).astype(np.float32)
+    means, variances = rz.row_moments(x, chunk)
+    np.testing.assert_array_equal(means, x.mean(axis=1, dtype=np.float64))
+    np.testing.assert_array_equal(variances, x.var(axis=1, dtype=np.float64))

@@ -12,7 +12,10 @@ ANALYSIS = "Janus §3.1, realizations of long tasks"
 def main(inputs, outputs, params, log):
     p = params
     choose, inst_rng, avg_rng = rz.streams(p.seed)
-    chosen = rz.choose_tasks(pl.read_parquet(inputs.long), p.n_tasks, choose)
+    chosen = rz.choose_tasks(pl.read_parquet(inputs.long), p.n_tasks, choose, allow_fewer=True)
+    if chosen.height < p.n_tasks:
+        log.warning("the trace has %d long tasks, fewer than realizations.n_tasks = %d: every one is used",
+                    chosen.height, p.n_tasks)
     series = (
         pl.scan_parquet(inputs.series)
         .select(*TASK_KEY, "start_time", "inst", "avg")

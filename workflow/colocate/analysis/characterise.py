@@ -312,14 +312,16 @@ def rejection_shares(
     ``cov_type="cluster"``): tasks of a job share their load, so their outcomes
     are correlated and Wilson's interval is too narrow (``jobs`` counts them).
     A value of ``expected`` without any test (a Δ longer than every task's
-    series allows) is a ``ValueError``.
+    series allows, as in a trace shorter than 2Δ records) is
+    :class:`~colocate.insufficient.InsufficientData`.
     """
     import statsmodels.api as sm
     from statsmodels.stats.proportion import proportion_confint
 
     missing = sorted(set(expected or ()) - set(tests[by].to_list()))
     if missing:
-        raise ValueError(f"window length Δ (delta) {missing} records: no task has two windows that long")
+        raise InsufficientData(f"window length Δ (delta) {missing} records: no task has two windows that long",
+                               f"long tasks with at least 2 × {max(missing)} records ({max(missing) * 10} minutes)")
     agg = (
         tests.group_by(by, maintain_order=True)
         .agg(pl.len().alias("n_tasks"), (pl.col("pvalue") < alpha).sum().alias("rejected"))

@@ -26,16 +26,20 @@ def streams(seed: int) -> tuple[np.random.Generator, np.random.Generator, np.ran
     return np.random.default_rng(choose), np.random.default_rng(inst), np.random.default_rng(avg)
 
 
-def choose_tasks(long_tasks: pl.DataFrame, n: int, rng: np.random.Generator) -> pl.DataFrame:
+def choose_tasks(long_tasks: pl.DataFrame, n: int, rng: np.random.Generator, *, allow_fewer: bool = False) -> pl.DataFrame:
     """Sample ``n`` distinct long tasks (the keys, in draw order) from ``long_tasks``.
 
     The candidates are sorted by key first, so the sample does not depend on
-    the order in which buckets were concatenated.
+    the order in which buckets were concatenated. With fewer than ``n`` long
+    tasks this is an error, unless ``allow_fewer``: then every one is taken
+    (in a random order), as the paper scale does on a slice of the trace.
     """
     if n < 1:
         raise ValueError(f"number of tasks to sample must be ≥ 1, got {n}")
     keys = long_tasks.select(TASK_KEY).unique().sort(TASK_KEY)
-    if keys.height < n:
+    if keys.height < n and allow_fewer:
+        n = keys.height
+    if keys.height < n or keys.height == 0:
         raise ValueError(f"asked for {n} long tasks but the data has only {keys.height}")
     idx = rng.choice(keys.height, size=n, replace=False)
     return keys[idx]
@@ -98,3 +102,20 @@ def redraw(series: pl.DataFrame, chosen: pl.DataFrame, n_realizations: int, rng:
     """
     inst, _, offsets = series_arrays(series, chosen)
     return realize(inst, offsets, n_realizations, rng)
+
+
+def row_moments(matrix: np.ndarray, chunk_rows: int = 1024) -> tuple[np.ndarray, np.ndarray]:
+    """Mean and (population) variance of every row of a possibly memory-mapped N × R matrix, in float64.
+
+    Row blocks of ``chunk_rows`` at a time, so that memory stays one block (a float64 copy of the whole
+    100,000 × 10,000 paper-scale matrix would be 8 GB).
+    """
+    if matrix.ndim != 2 or chunk_rows < 1:
+        raise ValueError(f"need a 2-d matrix and chunk_rows ≥ 1, got shape {matrix.shape} and {chunk_rows}")
+    means = np.empty(matrix.shape[0])
+    variances = np.empty(matrix.shape[0])
+    for start in range(0, matrix.shape[0], chunk_rows):
+        block = np.asarray(matrix[start : start + chunk_rows], dtype=np.float64)
+        means[start : start + block.shape[0]] = block.mean(axis=1)
+        variances[start : start + block.shape[0]] = block.var(axis=1)
+    return means, variances

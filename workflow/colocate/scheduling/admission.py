@@ -24,6 +24,7 @@ import polars as pl
 from scipy import stats
 
 from colocate.analysis.betafit import beta_parameters
+from colocate.prep.realizations import row_moments
 from colocate.report.compare import Compare, cause_if_outside
 
 __all__ = ["BetaAdmissionController", "Arrivals", "arrivals", "usage_draws", "admit", "utilisation", "AdmissionRun", "run", "headline_numbers"]
@@ -224,8 +225,7 @@ def run(
     window = slice(int(np.ceil(lifetimes.mean())), int(stream.start[-1]) + 1)
     if window.start >= window.stop:
         raise ValueError("too few arrivals: the stream ends before one mean lifetime (warm-up)")
-    means = realizations.mean(axis=1, dtype=np.float64)
-    variances = realizations.var(axis=1, dtype=np.float64)
+    means, variances = row_moments(realizations)
     rows, columns = [], {"step": np.arange(n), "without": without}
     for e in eps:
         ctl = BetaAdmissionController(threshold, e, capacity)
