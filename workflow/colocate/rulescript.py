@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import importlib.util
 import inspect
+import os
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -49,9 +50,12 @@ class Files(list):
 
 def run(main: Callable[..., Any], job: Any, analysis: str | None = None) -> None:
     """Call ``main(job.input, job.output, job.params, log)`` for a Snakemake job (or :func:`call`'s stand-in)."""
-    import matplotlib
-
-    matplotlib.use("Agg")  # a rule script writes its figures to files; no display, even where one exists
+    # A rule script writes its figures to files: no display, even where one exists. The environment
+    # variable spares the many scripts without figures matplotlib's import (0.2 s per job).
+    if "matplotlib" in sys.modules:
+        sys.modules["matplotlib"].use("Agg")
+    else:
+        os.environ["MPLBACKEND"] = "Agg"
     log = logs.to_file(job.log[0])
     extra = {"threads": job.threads} if "threads" in inspect.signature(main).parameters else {}
 
