@@ -1,0 +1,79 @@
+"""bench/paper_scale.py's arithmetic: the Snakemake log it parses, the projection and the critical path.
+
+The benchmark itself runs for minutes and is not part of the tests; what it computes from its measurements is.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+_spec = importlib.util.spec_from_file_location("paper_scale", REPO / "bench" / "paper_scale.py")
+ps = importlib.util.module_from_spec(_spec)
+sys.modules["paper_scale"] = ps  # dataclasses resolve their annotations through it
+_spec.loader.exec_module(ps)
+
+LOG = """
+[Tue Nov 24 16:39:58 2026]
+localrule map_task_usage:
+    input: resources/trace/t/task_usage/part-00000-of-00008.csv.gz
+    output: results/r/map/task_usage/part-00000-of-00008/records.parquet
+    log: results/r/logs/map_task_usage/part-00000-of-00008.log
+    jobid: 7
+    benchmark: results/r/benchmarks/map_task_usage/part-00000-of-00008.tsv
+    reason: Missing output files
+    wildcards: shard=part-00000-of-00008
+    threads: 2
+    resources: tmpdir=/tmp, runtime=15, mem_mb=1696, mem=1.70 GB, mem_mib=1618
+Shell command: None
+[Tue Nov 24 16:40:01 2026]
+rule summary:
+    input: results/r/summary/a.csv, results/r/realizations/inst.npy
+    jobid: 0
+    benchmark: results/r/benchmarks/summary.tsv
+    resources: tmpdir=/tmp, mem_mb=500
+"""
+
+
+def test_parse_jobs_reads_rule_benchmark_memory_and_inputs():
+    jobs = ps.parse_jobs(LOG)
+    assert [(j.rule, j.mem_mb) for j in jobs] == [("map_task_usage", 1696), ("summary", 500)]
+    assert jobs[0].benchmark == "results/r/benchmarks/map_task_usage/part-00000-of-00008.tsv"
+    assert jobs[1].inputs.endswith("realizations/inst.npy")
+
+
+def _rule(name, kind, seconds, rss=200.0, n=1):
+    r = ps.Rule(name, kind=kind)
+    r.jobs = [ps.Job(name, None, 1000, "", seconds=seconds, rss=rss) for _ in range(n)]
+    return r
+
+
+def test_projection_by_kind_by_hand():
+    k = ps.Scale(trace=62.5, n=2.0, overhead_s=0.5, base_rss=100.0)
+    # a shard job keeps its cost and multiplies in number
+    assert ps.projected(_rule("map_task_usage", "shard", 2.0, n=8), k) == (500.0, 2.0, 200.0)
+    # a trace-sized job: only the part above the fixed cost grows, 0.5 + 1.5 × 62.5 s and 100 + 100 × 62.5 MB
+    assert ps.projected(_rule("job_table", "trace", 2.0), k) == (1, 0.5 + 1.5 * 62.5, 100 + 100 * 62.5)
+    # realizations: linear in N
+    assert ps.projected(_rule("packing_setting", "realizations", 10.5), k) == (1, 0.5 + 10.0 * 2, 100 + 100 * 2)
+    assert ps.projected(_rule("janus_elbow", "fixed", 9.0), k) == (1, 9.0, 200.0)
+
+
+def test_projection_along_the_line_through_two_slices():
+    """2 shards: 3 s, 300 MB; 8 shards: 6 s, 420 MB → 0.5 s and 20 MB per shard → 500 shards: 252 s, 10,260 MB."""
+    k = ps.Scale(trace=62.5, n=1.0, overhead_s=0.5, base_rss=100.0)
+    small, big = _rule("collect_tasks", "trace", 3.0, 300.0), _rule("collect_tasks", "trace", 6.0, 420.0)
+    n, seconds, rss = ps.projected(big, k, small, 2, 8)
+    assert (n, seconds, rss) == (1, pytest.approx(252.0), pytest.approx(10_260.0))
+    # a cost that did not grow is kept as measured
+    assert ps.projected(_rule("x", "trace", 6.0, 420.0), k, _rule("x", "trace", 7.0, 500.0), 2, 8)[1:] == (6.0, 420.0)
+
+
+def test_critical_path_is_the_heaviest_chain():
+    deps = {"map": set(), "reduce": {"map"}, "a": {"reduce"}, "b": {"reduce"}, "c": {"b"}, "all": {"a", "c"}}
+    weight = {"map": 2, "reduce": 4, "a": 10, "b": 3, "c": 8, "all": 0}
+    assert ps.critical_path(deps, weight) == (17, ["map", "reduce", "b", "c", "all"])
