@@ -205,3 +205,43 @@ def test_cpumem_tables_passes_an_upstream_status_on(tmp_path):
     for path in outputs.values():
         assert insufficient.read_status(path) == upstream.downstream(script.ANALYSIS)
     assert insufficient.read_status(outputs["table"]).origin == upstream.analysis
+
+
+# ----------------------------------------------------------------------------- janus_time_invariance
+
+S34_OUTPUTS = {"tests": "ks.parquet", "table": "s34.csv", "figure": "s34.png"}
+
+
+def _series(path, n_tasks: int, n_records: int) -> None:
+    rng = np.random.default_rng(0)
+    pl.DataFrame({
+        "job_id": np.repeat(np.arange(n_tasks, dtype=np.int64), n_records),
+        "task_index": np.zeros(n_tasks * n_records, dtype=np.int64),
+        "start_time": np.tile(600_000_000 + 300_000_000 * np.arange(n_records, dtype=np.int64), n_tasks),
+        "inst": rng.random(n_tasks * n_records, dtype=np.float32),
+        "avg": rng.random(n_tasks * n_records, dtype=np.float32),
+    }).write_parquet(path)
+
+
+def test_time_invariance_on_too_short_a_trace_is_too_little_data(tmp_path):
+    """Series of 44 records (a 3.7-hour slice) hold two windows of Δ = 12 but not of 36: every output says so,
+    naming Δ and what it needs, and the run goes on."""
+    _series(tmp_path / "series.parquet", 5, 44)
+    outputs = {k: tmp_path / f for k, f in S34_OUTPUTS.items()}
+    script = rulescript.load(SCRIPTS / "characterise_janus_time_invariance.py")
+    rulescript.call(script, inputs={"series": [tmp_path / "series.parquet"]}, outputs=outputs,
+                    params={"windows": [12, 36], "alpha": 0.05, "seed": 1}, log=tmp_path / "s34.log")
+    for path in outputs.values():
+        status = insufficient.read_status(path)
+        assert status is not None, path
+        assert "Δ (delta) [36]" in status.reason and status.needs == "long tasks with at least 2 × 36 records (360 minutes)"
+
+
+def test_time_invariance_window_no_trace_can_hold_is_a_bad_setting(tmp_path):
+    _series(tmp_path / "series.parquet", 5, 44)
+    outputs = {k: tmp_path / f for k, f in S34_OUTPUTS.items()}
+    with pytest.raises(ValueError, match=r"characterise\.janus\.windows: Δ \(delta\) \[5000\]"):
+        rulescript.call(rulescript.load(SCRIPTS / "characterise_janus_time_invariance.py"),
+                        inputs={"series": [tmp_path / "series.parquet"]}, outputs=outputs,
+                        params={"windows": [12, 5000], "alpha": 0.05, "seed": 1}, log=tmp_path / "s34.log")
+    assert not any(p.exists() for p in outputs.values())

@@ -335,7 +335,7 @@ def test_invalid_characterisation_config_is_rejected_naming_the_key(tmp_path, se
 
 
 def test_bad_sizes_fail_the_job_naming_the_parameter(tiny_run, tmp_path):
-    """A window Δ longer than every series fails its job naming Δ (delta) and leaves no output; k larger
+    """A window Δ that no 29-day trace can hold twice fails its job naming Δ (delta) and leaves no output; k larger
     than the number of long tasks is too little data, not bad input: k-means writes its outputs with the
     reason, naming k."""
     work = tmp_path / "w"

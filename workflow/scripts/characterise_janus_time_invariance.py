@@ -1,7 +1,7 @@
 """§3.4 time invariance (Janus & Rzadca): K-S test of two random windows of Δ records per long task."""
 import polars as pl
 
-from colocate import io, rulescript
+from colocate import io, rulescript, trace
 from colocate.analysis import characterise as ch
 from colocate.figures import characterise as figs
 
@@ -10,6 +10,11 @@ ANALYSIS = "Janus §3.4, time invariance (K-S)"
 
 def main(inputs, outputs, params, log):
     p = params
+    # a Δ that two windows of no trace can hold is a bad setting; one this trace is too short for, too little data
+    impossible = [d for d in p.windows if 2 * d > trace.TRACE_WINDOWS]
+    if impossible:
+        raise ValueError(f"characterise.janus.windows: Δ (delta) {impossible} records: two windows exceed the "
+                         f"trace's {trace.TRACE_WINDOWS} five-minute windows")
     parts = []
     for b, path in enumerate(inputs.series):
         s = ch.series_blocks(pl.read_parquet(path, columns=["job_id", "task_index", "start_time", "inst", "avg"]))
