@@ -983,3 +983,19 @@ def test_no_slice_is_the_whole_trace(params):
 def test_bad_slice_days_names_the_key(params, value):
     with pytest.raises(ValueError, match=r"synthetic\.slice_days"):
         synth.SynthParams.from_dict({**params.to_dict(), "slice_days": value})
+
+
+def test_slice_keeps_the_whole_traces_long_term_period(params):
+    """The long-term cosine of Beaumont Table 4 runs over the 29 days even when only hours are written: in a
+    slice, window k carries the whole trace's pattern value, not one squeezed into the slice."""
+    whole = dataclasses.replace(params, days=29.0)
+    rendered = dataclasses.replace(whole, slice_days=0.5).rendered
+    J = {"patterned": np.array([True]), "daily_amp": np.array([0.0]), "daily_phase_deg": np.array([0.0]),
+         "weekly_amp": np.array([0.0]), "hourly_amp": np.array([0.0]), "hourly_phase": np.array([0.0]),
+         "long_term_amp": np.array([0.3]), "long_term_phase": np.array([0.0])}
+    k = np.arange(rendered.windows)
+    job = np.zeros(k.size, dtype=np.int64)
+    expected = synth_usage._job_pattern(whole, J, job, k)
+    np.testing.assert_allclose(synth_usage._job_pattern(rendered, J, job, k, whole.windows * WINDOW_US), expected)
+    assert expected.min() > 1.29  # half a day into 29 days the cosine has barely moved from its peak
+    assert synth.sample_model(dataclasses.replace(params, slice_days=0.5), SEED).info["trace_span_us"] == params.windows * WINDOW_US

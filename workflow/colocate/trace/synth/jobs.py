@@ -308,7 +308,8 @@ def _clipped_lognormal_with_mean(z: np.ndarray, mean: float, lo: float, hi: floa
 class Model:
     """Everything sampled before rendering: per-job and per-task columns, the machines, and scalars.
 
-    ``info`` holds ``large_cpu_per_window``, ``small_cpu_per_window`` and ``common_daily_phase_deg``;
+    ``info`` holds ``large_cpu_per_window``, ``small_cpu_per_window``, ``trace_span_us`` (the whole trace's
+    length, also in a slice) and ``common_daily_phase_deg``;
     :func:`~colocate.trace.synth.events.generate` adds ``end_us`` and the hashed ``names``.
     """
 
@@ -328,10 +329,12 @@ def sample_model(p: SynthParams, seed: int) -> Model:
     machines = sample_machines(p, r["machines"])
     large, summary = _large_population(p, r["jobs"])
     small, small_cpu_total = _small_population(p, summary, r["small"])
+    span_us = p.windows * WINDOW_US  # the whole trace's: the long-term pattern's period, also in a slice
     p = p.rendered  # a slice: the whole trace's populations, cut to what is alive in it
     large, small = _cut(large, p.end_us), _cut(small, p.end_us)
     jobs, tasks = _merge(large, small)
-    info = {"large_cpu_per_window": summary.cpu_per_window, "small_cpu_per_window": small_cpu_total}
+    info = {"large_cpu_per_window": summary.cpu_per_window, "small_cpu_per_window": small_cpu_total,
+            "trace_span_us": span_us}
     model = Model(jobs=jobs, tasks=tasks, machines=machines, info=info)
     _job_attributes(p, model, r["jobs"])
     _production_patterns(p, model, r["jobs"])

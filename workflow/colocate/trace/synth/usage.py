@@ -75,7 +75,7 @@ def usage_records(p: SynthParams, m: Model, rng: np.random.Generator) -> pl.Data
     sets = _task_sets(T, rec)
     cv_y2 = (T["avg_std_target"] / np.maximum(T["mu"], 1e-9)) ** 2
     u = _regime_draws(p, T, rec.owner, rec.pos, rng)
-    M = _modulation(p, m.jobs, T, rec, sets, u, cv_y2)
+    M = _modulation(p, m.jobs, T, rec, sets, u, cv_y2, m.info.get("trace_span_us"))
     z = _avg_noise(p, m.jobs, T, rec, sets, M, cv_y2, rng)
     y, sy = _avg_values(p, T, rec, sets, T["mu"][rec.owner] * M, z)
     x, sx = _inst_values(p, T, rec, sets, y, u, rng)
@@ -108,7 +108,8 @@ def _task_sets(T: Tasks, rec: Records) -> _TaskSets:
     )
 
 
-def _modulation(p: SynthParams, J: Jobs, T: Tasks, rec: Records, sets: _TaskSets, u, cv_y2) -> np.ndarray:
+def _modulation(p: SynthParams, J: Jobs, T: Tasks, rec: Records, sets: _TaskSets, u, cv_y2,
+                span_us: int | None = None) -> np.ndarray:
     """Modulation M of each record's avg: production patterns (Beaumont §5.2) times level shifts (Janus §3.4).
 
     The level shifts exp(σ_L u) take ``level_shift_budget`` of the task's avg
@@ -119,7 +120,7 @@ def _modulation(p: SynthParams, J: Jobs, T: Tasks, rec: Records, sets: _TaskSets
     """
     owner, k, keep, n = rec.owner, rec.k, rec.keep, rec.n
     prow = sets.patterned[owner]
-    M = _job_pattern(p, J, T["job"][owner], k)
+    M = _job_pattern(p, J, T["job"][owner], k, span_us)
     # a production task's levels show in its 1-s samples only (inst, via L2): its 5-minute average is its job's
     M *= np.exp(np.sqrt(np.log1p(np.minimum(p.level_shift_budget * cv_y2, 8.0)))[owner] * np.where(prow, 0.0, u))
     M /= np.where(prow, 1.0, np.maximum(_group_mean(owner, M, n), 1e-12)[owner])
@@ -376,8 +377,11 @@ def _reshape_skew(v, owner, n, select, keep, target, iters: int = 14) -> np.ndar
     return out
 
 
-def _job_pattern(p: SynthParams, J: Jobs, job: np.ndarray, k: np.ndarray) -> np.ndarray:
-    """Production patterns at the middle of window k (Beaumont §5.2): daily, weekly (5 high, 2 low days), hourly, long term."""
+def _job_pattern(p: SynthParams, J: Jobs, job: np.ndarray, k: np.ndarray, span_us: int | None = None) -> np.ndarray:
+    """Production patterns at the middle of window k (Beaumont §5.2): daily, weekly (5 high, 2 low days), hourly, long term.
+
+    The long-term cosine has the whole trace's period (``span_us``; a slice keeps the 29-day one).
+    """
     t = (k.astype(np.float64) + 0.5) * WINDOW_US  # since trace start
     pat = J["patterned"][job]
     if not pat.any():
@@ -395,7 +399,7 @@ def _job_pattern(p: SynthParams, J: Jobs, job: np.ndarray, k: np.ndarray) -> np.
     low = np.isin(weekday, p.weekend_days)
     val += -(J["weekly_amp"][jj] / fundamental) * (low.astype(float) - frac_low)
     val += J["hourly_amp"][jj] * np.cos(2 * np.pi * tt / _HOUR_US + J["hourly_phase"][jj])
-    span = p.windows * WINDOW_US
+    span = span_us or p.windows * WINDOW_US
     val += J["long_term_amp"][jj] * np.cos(2 * np.pi * tt / span + J["long_term_phase"][jj])
     out[idx] = np.maximum(val, 0.02)
     return out
