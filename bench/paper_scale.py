@@ -60,14 +60,14 @@ PAPER_N = 100_000  # realizations.n_tasks at the paper scale
 SCALING = {
     **dict.fromkeys(("map_task_usage", "map_task_events", "map_job_events"), "shard"),
     **dict.fromkeys((
-        "reduce_bucket", "collect_tasks", "sample_realizations",  # every record, every task (every chosen series)
+        "reduce_bucket", "collect_tasks",  # every record, every task
         "job_table", "dominant_jobs", "cpumem_classify",  # every shard's job windows and sampled records
         "cpumem_tables", "jobs_dominant_table", "jobs_durations", "jobs_task_balance", "jobs_usage_mixtures",
         "periodicity_components", "periodicity_packing",  # every job, or every production job's 29-day series
         "janus_clusters", "janus_variability", "janus_time_invariance", "janus_fig1_sampling",  # every long task
         "unuvar_aggregates", "placement_trace_requests", "notebook_trace_and_tasks",  # series of every bucket
     ), "trace"),
-    **dict.fromkeys(("janus_total_usage", "janus_fig5_totals", "admission_control",
+    **dict.fromkeys(("sample_realizations", "janus_total_usage", "janus_fig5_totals", "admission_control",
                      "unuvar_sweep", "packing_setting", "notebook_packing"), "realizations"),
     "synthesize_trace": "excluded",  # a real run downloads and verifies the shards instead
 }
@@ -79,6 +79,9 @@ class Job:
     benchmark: str | None
     mem_mb: int | None
     inputs: str
+    log: str | None = None
+    threads: int = 1
+    insufficient: bool = False  # wrote status outputs (too little data in this slice): its cost is not the analysis's
     seconds: float = 0.0
     cpu: float = 0.0
     rss: float = 0.0
@@ -107,6 +110,19 @@ class Rule:
     @property
     def rss(self) -> float:
         return max((j.rss for j in self.jobs), default=0.0)
+
+    @property
+    def threads(self) -> int:
+        return max((j.threads for j in self.jobs), default=1)
+
+    @property
+    def insufficient(self) -> bool:
+        return any(j.insufficient for j in self.jobs)
+
+    @property
+    def notebook(self) -> bool:
+        """Snakemake runs a ``notebook:`` job inside its own process: its benchmark is Snakemake's, not the job's."""
+        return self.name.startswith("notebook_") and self.name not in ("notebook_html",)
 
     @property
     def declared(self) -> int:
@@ -158,6 +174,10 @@ def parse_jobs(log_text: str) -> list[Job]:
         key, _, value = line.strip().partition(": ")
         if key == "benchmark":
             current.benchmark = value
+        elif key == "log":
+            current.log = value.split(",")[0].split(" (")[0].strip()
+        elif key == "threads":
+            current.threads = int(value)
         elif key == "input":
             current.inputs = value
         elif key == "resources":
@@ -167,6 +187,8 @@ def parse_jobs(log_text: str) -> list[Job]:
 
 
 def read_benchmark(workdir: Path, job: Job) -> None:
+    if job.log and (workdir / job.log).is_file() and job.log.endswith(".log"):
+        job.insufficient = "insufficient data" in (workdir / job.log).read_text(errors="replace")
     if job.benchmark is None or not (workdir / job.benchmark).exists():
         return
     with open(workdir / job.benchmark) as fh:
@@ -181,7 +203,7 @@ def read_benchmark(workdir: Path, job: Job) -> None:
 
 def rule_graph(workdir: Path) -> dict[str, set[str]]:
     """rule → the rules it depends on, from ``snakemake --rulegraph`` (dot)."""
-    dot = snakemake(workdir, "--rulegraph", "--quiet", "all")
+    dot = snakemake(workdir, "--rulegraph")
     label = dict(re.findall(r"^\s*(\d+)\[label = \"([^\"]+)\"", dot, re.MULTILINE))
     deps: dict[str, set[str]] = {name: set() for name in label.values()}
     for a, b in re.findall(r"^\s*(\d+) -> (\d+)", dot, re.MULTILINE):
@@ -212,7 +234,7 @@ def projected(r: Rule, k: Scale, base: Rule | None = None, base_shards: int = 0,
     n = len(r.jobs)
     if r.kind == "shard":
         return n * k.trace, r.longest, r.rss
-    if r.kind == "trace" and base is not None and base.jobs and shards > base_shards:
+    if r.kind == "trace" and base is not None and base.jobs and shards > base_shards and not (r.insufficient or base.insufficient):
         def line(y0: float, y1: float) -> float:
             slope = max(y1 - y0, 0.0) / (shards - base_shards)
             return y1 + slope * (FULL_SHARDS - shards)
@@ -261,14 +283,24 @@ def full_size_buckets(wd: Path, shards: int) -> Rule:
     return rule
 
 
-def quiet_map_seconds(wd: Path) -> float:
+def quiet_map_seconds(wd: Path, results: str) -> float:
     """The map of every task_usage shard again, one job at a time with nothing else running: the sum of its
-    benchmark walls (the run's own maps shared the cores with other jobs)."""
-    snakemake(wd, "--cores", "1", "--forcerun", "map_task_usage", "--until", "map_task_usage", log=wd / "paper_scale_map.log")
-    jobs = parse_jobs((wd / "paper_scale_map.log").read_text())
-    for j in jobs:
-        read_benchmark(wd, j)
-    return sum(j.seconds for j in jobs if j.rule == "map_task_usage")
+    benchmark walls (the run's own maps shared the cores with other jobs). The run's own benchmark files are
+    put back afterwards; the quiet ones are kept in ``map-alone/``."""
+    quiet = wd / "map-alone"
+    if not quiet.is_dir():
+        bench_dir = wd / results / "benchmarks" / "map_task_usage"
+        saved = wd / "map-in-run"
+        shutil.copytree(bench_dir, saved, dirs_exist_ok=True)
+        snakemake(wd, "--cores", "1", "--forcerun", "map_task_usage", "--until", "map_task_usage",
+                  log=wd / "paper_scale_map.log")
+        shutil.copytree(bench_dir, quiet)
+        shutil.copytree(saved, bench_dir, dirs_exist_ok=True)
+    total = 0.0
+    for tsv in sorted(quiet.glob("*.tsv")):
+        with open(tsv) as fh:
+            total += float(next(csv.DictReader(fh, delimiter="\t"))["s"])
+    return total
 
 
 def gzip_seconds(paths: list[Path]) -> float:
@@ -284,17 +316,25 @@ def main() -> None:
     ap.add_argument("--workdir", type=Path, required=True)
     ap.add_argument("--cores", type=int, default=2)
     ap.add_argument("--seed", type=int, default=20110501)
-    ap.add_argument("--reuse", action="store_true", help="keep a finished run in --workdir and only report on it")
+    ap.add_argument("--reuse", action="store_true", help="report on the finished run in --workdir (its own shards)")
     ap.add_argument("--baseline", type=Path, help="the workdir of a smaller slice's run: trace-sized rules are then "
                     "extrapolated along the line through both")
     args = ap.parse_args()
     if args.shards < 1:
         sys.exit("--shards must be ≥ 1")
     wd = args.workdir.resolve()
-    if not args.reuse and wd.exists():
-        shutil.rmtree(wd)
-    wd.mkdir(parents=True, exist_ok=True)
-    run = write_config(wd, args.shards, args.seed)
+    if args.reuse:
+        if not (wd / "paper_scale.log").is_file():
+            sys.exit(f"--reuse: {wd} holds no finished run (no paper_scale.log)")
+        config = yaml.safe_load((wd / "config.yaml").read_text())
+        args.shards, run = config["synthetic"]["shards"]["task_usage"], config["run"]
+    else:
+        if wd.exists() and any(wd.iterdir()):
+            if not (wd / "config.yaml").is_file() or not str(yaml.safe_load((wd / "config.yaml").read_text()).get("run", "")).startswith("paper-slice-"):
+                sys.exit(f"{wd} is not empty and not a paper_scale.py workdir: choose another --workdir")
+            shutil.rmtree(wd)  # a previous run of this benchmark
+        wd.mkdir(parents=True, exist_ok=True)
+        run = write_config(wd, args.shards, args.seed)
     results = f"results/{run}"
     log = wd / "paper_scale.log"
     if not args.reuse:
@@ -335,19 +375,24 @@ def report(wd: Path, args, rules: dict[str, Rule], deps: dict[str, set[str]], re
         ratio = r.declared / r.rss if r.rss else math.nan
         maps_matrix = any(".npy" in j.inputs for j in r.jobs) or r.name == "sample_realizations"
         flag = " ✗" if ratio < 1 or ratio > 2 else ""
-        if ratio < 1:
+        if r.notebook:
+            flag = " (Snakemake's process)"
+        elif ratio < 1:
             (mapped if maps_matrix else bad).append(r.name)
         elif ratio > 2:
             loose.append(r.name)
-        out.append(f"| {r.name}{' (mmap)' if maps_matrix else ''} | {r.kind} | {len(r.jobs)} | {r.wall:.1f} s | {r.longest:.1f} s | {sum(j.cpu for j in r.jobs):.1f} s | "
+        notes = (" (mmap)" if maps_matrix else "") + (" (insufficient data)" if r.insufficient else "")
+        out.append(f"| {r.name}{notes} | {r.kind} | {len(r.jobs)} | {r.wall:.1f} s | {r.longest:.1f} s | {sum(j.cpu for j in r.jobs):.1f} s | "
                     f"{r.rss:.0f} | {r.declared} | {ratio:.2f}{flag} | {sum(j.io_in for j in r.jobs):.0f} | {sum(j.io_out for j in r.jobs):.0f} |")
     out.append(f"\nPeak RSS above the declared mem_mb: {', '.join(bad) or 'none'}.")
     out.append(f"Above it only by the clean or written-back pages of a memory-mapped N × R matrix (mmap; page cache "
                f"that the kernel reclaims under a memory limit instead of killing the job): {', '.join(mapped) or 'none'}.")
-    out.append(f"Declared more than 2× the peak: {len(loose)} of {len(rules) - 1} rules.\n")
+    out.append(f"Declared more than 2× the peak: {len(loose)} of {len(rules) - 1} rules.")
+    out.append("Notebook jobs run inside Snakemake's own process, so their benchmark (RSS, CPU) is Snakemake's and "
+               "that of any job running beside it: they are left out of the memory checks.\n")
 
     if shards:
-        quiet = quiet_map_seconds(wd)
+        quiet = quiet_map_seconds(wd, results)
         gz = gzip_seconds(shards)
         out.append(f"map_task_usage alone (--cores 1, forced again after the run): {quiet:.1f} s for {len(shards)} shards; "
                    f"gzip -dc of the same shards, one at a time: {gz:.1f} s; ratio {quiet / gz:.2f} (target ≤ 1.0)\n")
@@ -369,22 +414,25 @@ def report(wd: Path, args, rules: dict[str, Rule], deps: dict[str, set[str]], re
         out.append(f"reduce_bucket measured at full-trace size: the slice in {len(full.jobs)} buckets of "
                    f"{rows_per_bucket / 1e6:.1f} M records (the full trace's 256 buckets hold ~4.7 M each): "
                    f"{full.mean:.1f} s and {full.rss:.0f} MB peak per bucket, one at a time.\n")
-    work = sum(n * s for n, s, _ in proj.values())
-    mapreduce = sum(n * s for name, (n, s, _) in proj.items() if rules[name].kind == "shard" or name == "reduce_bucket")
+    # core-seconds: a job holds its threads' cores for its wall time (the maps declare 2, so they run one at a time)
+    work = sum(n * s * rules[name].threads for name, (n, s, _) in proj.items())
+    mapreduce = sum(n * s * rules[name].threads for name, (n, s, _) in proj.items()
+                    if rules[name].kind == "shard" or name == "reduce_bucket")
     cluster = {name: math.ceil(n / FULL_SHARDS) * s for name, (n, s, _) in proj.items()}
     single = {name: s for name, (_, s, _) in proj.items()}  # one job of each rule at a time: the path's floor
     cp, _ = critical_path({k: v for k, v in deps.items() if k in proj or k == "all"}, single)
     ccp, cpath = critical_path({k: v for k, v in deps.items() if k in proj or k == "all"}, cluster)
     out.append(f"## Projection to the full trace ({FULL_SHARDS} shards, × {f:.1f} the slice)\n")
-    out.append("| where | total job time W | critical path P | makespan (Graham: max(W/C, P) … W/C + P) |")
+    out.append("| where | total core time W | critical path P | makespan (Graham: max(W/C, P) … W/C + P) |")
     out.append("|---|---|---|---|")
     for cores in (2, 16):
         out.append(f"| {cores} cores | {hms(work)} | {hms(cp)} | {hms(max(work / cores, cp))} … {hms(work / cores + cp)} |")
     out.append(f"| {FULL_SHARDS}-node cluster | {hms(work)} | {hms(ccp)} | {hms(ccp)} (one wave of jobs per rule) |")
     out.append(f"\nmap + reduce alone: W = {hms(mapreduce)}, on 2 cores ≥ {hms(mapreduce / 2)} (target ≤ 0:30:00)")
     out.append("Critical path on the cluster: " + " → ".join(f"{r} ({hms(cluster[r])})" for r in cpath if r in cluster))
-    heavy = [(name, rss) for name, (_, _, rss) in proj.items() if rss > MEMORY_LIMIT_MB]
-    out.append("Jobs projected above 4 GB peak RSS: " + (", ".join(f"{n} ({r / 1024:.1f} GB)" for n, r in heavy) or "none"))
+    heavy = [(name, rss) for name, (_, _, rss) in proj.items() if rss > MEMORY_LIMIT_MB and not rules[name].notebook]
+    out.append("Jobs above 4 GB peak RSS on the straight-line projection (rough: it overstates rules that read in "
+               "chunks or cap their points): " + (", ".join(f"{n} ({r / 1024:.1f} GB)" for n, r in heavy) or "none"))
     text = "\n".join(out)
     print(text)
     (wd / "paper_scale.md").write_text(text + "\n")
