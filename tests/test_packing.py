@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from scipy import special, stats
 
 from colocate.analysis import betafit
+from colocate.insufficient import InsufficientData
 from colocate.registry import protocol_problems
 from colocate.scheduling import admission
 from colocate.scheduling import fit_tests as ft
@@ -578,8 +579,9 @@ def test_instances_are_seeded_samples_without_replacement():
     assert rows.shape == (4, 100) and all(np.unique(r).size == 100 for r in rows)
     np.testing.assert_array_equal(rows, pg.instances(500, 4, 100, seed=3))
     assert not np.array_equal(rows, pg.instances(500, 4, 100, seed=4))
-    with pytest.raises(ValueError, match="tasks_per_instance 600 exceeds"):
+    with pytest.raises(InsufficientData, match="tasks_per_instance 600 exceeds") as lacking:
         pg.instances(500, 1, 600, seed=3)
+    assert lacking.value.needs == "at least 600 long tasks"  # too little data: the grid says so, the run goes on
 
 
 def draw_png(draw, results, path) -> bytes:

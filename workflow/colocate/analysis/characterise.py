@@ -427,8 +427,9 @@ def sample_sets(n_tasks: int, size: int, repetitions: int, rng: np.random.Genera
     """
     if int(size) < 1:
         raise ValueError(f"sample size N must be >= 1, got {size}")
-    if int(size) > int(n_tasks):
-        raise ValueError(f"sample size N={size} is larger than the number of tasks with realizations ({n_tasks})")
+    if int(size) > int(n_tasks):  # a trace with fewer long tasks (realizations takes all it holds)
+        raise InsufficientData(f"sample size N={size} is larger than the number of tasks with realizations ({n_tasks})",
+                               f"at least {size} long tasks")
     if int(repetitions) < 1:
         raise ValueError(f"repetitions must be >= 1, got {repetitions}")
     return np.stack([rng.choice(int(n_tasks), int(size), replace=False) for _ in range(int(repetitions))])

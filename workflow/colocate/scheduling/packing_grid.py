@@ -18,6 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 import numpy as np
 import polars as pl
 
+from colocate.insufficient import InsufficientData
 from colocate.registry import ConfigError
 from colocate.scheduling.fit_tests import (
     FIT_OPTIONS,
@@ -123,8 +124,9 @@ def instances(n_tasks: int, n_instances: int, tasks_per_instance: int, seed: int
     """
     if n_instances < 1 or tasks_per_instance < 1:
         raise ValueError(f"need ≥ 1 instance of ≥ 1 task, got {n_instances} × {tasks_per_instance}")
-    if tasks_per_instance > n_tasks:
-        raise ValueError(f"tasks_per_instance {tasks_per_instance} exceeds the {n_tasks} tasks with realizations")
+    if tasks_per_instance > n_tasks:  # a trace with fewer long tasks (realizations takes all it holds)
+        raise InsufficientData(f"tasks_per_instance {tasks_per_instance} exceeds the {n_tasks} tasks with realizations",
+                               f"at least {tasks_per_instance} long tasks")
     rng = np.random.default_rng(seed)
     return np.stack([rng.choice(n_tasks, size=tasks_per_instance, replace=False) for _ in range(n_instances)])
 
