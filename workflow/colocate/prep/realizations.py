@@ -37,10 +37,9 @@ def choose_tasks(long_tasks: pl.DataFrame, n: int, rng: np.random.Generator, *, 
     if n < 1:
         raise ValueError(f"number of tasks to sample must be ≥ 1, got {n}")
     keys = long_tasks.select(TASK_KEY).unique().sort(TASK_KEY)
-    if keys.height < n and allow_fewer:
-        n = keys.height
-    if keys.height < n or keys.height == 0:
+    if keys.height < n and not (allow_fewer and keys.height):
         raise ValueError(f"asked for {n} long tasks but the data has only {keys.height}")
+    n = min(n, keys.height)
     idx = rng.choice(keys.height, size=n, replace=False)
     return keys[idx]
 
