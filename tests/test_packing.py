@@ -844,6 +844,46 @@ def test_admission_headline_numbers_show_the_rejected_share_in_percent():
     assert {r["item"] for r in rows.values()} == {"Table VIII"}
 
 
+def test_admission_replicates_are_independent_streams_summarised_by_mean_and_range():
+    """Replicate r is the stream of ``seed``'s r-th child (nested: more replicates keep the first ones); Table VIII is
+    their mean with min and max, and the utilisation is replicate 0's."""
+    x, _ = random_instance(8, 60, 400, 0.02)
+    lifetimes = np.random.default_rng(8).integers(24, 200, 60)
+    kw = {"n_arrivals": 3000, "mean_running": 40}
+    res, each = admission.run_replicates(x, lifetimes, [0.005, 0.02], replicates=3, seed=11, **kw)
+    children = np.random.SeedSequence(11).spawn(3)
+    singles = [admission.run(x, lifetimes, [0.005, 0.02], seed=c, **kw).table for c in children]
+    assert each.drop("replicate").equals(pl.concat(singles)) and each["replicate"].to_list() == [0, 0, 1, 1, 2, 2]
+    for m in admission.MEASURES:
+        values = np.array([t[m].to_numpy() for t in singles])
+        assert np.allclose(res.table[m], values.mean(axis=0)) and np.allclose(res.table[f"{m}_min"], values.min(axis=0))
+        assert np.allclose(res.table[f"{m}_max"], values.max(axis=0))
+    assert res.table["replicates"].to_list() == [3, 3]
+    first = admission.run(x, lifetimes, [0.005, 0.02], seed=children[0], **kw)
+    assert res.utilisation.equals(first.utilisation) and res.capacity == first.capacity
+    two, _ = admission.run_replicates(x, lifetimes, [0.005, 0.02], replicates=2, seed=11, **kw)
+    assert two.utilisation.equals(res.utilisation)
+    with pytest.raises(ValueError, match="replicates must be ≥ 1"):
+        admission.run_replicates(x, lifetimes, [0.01], replicates=0, **kw)
+
+
+def test_admission_headline_compares_the_paper_run_with_the_replicates_range():
+    """Where the replicates vary by more than ×1.5, the paper's one stream agrees iff it lies in their range
+    (the rejected share compared in %); otherwise the default band applies to their mean."""
+    from colocate.report import summary
+
+    t = pl.DataFrame({"eps": [0.005], "p_over_with": [0.001], "p_over_with_min": [0.0008], "p_over_with_max": [0.0012],
+                      "p_over_without": [0.02], "p_over_without_min": [0.01], "p_over_without_max": [0.05],
+                      "rejection": [0.05], "rejection_min": [0.02], "rejection_max": [0.12], "replicates": [7]})
+    rows = {r["quantity"]: r for r in summary.rows("admission", admission.headline_numbers(t)).iter_rows(named=True)}
+    without = rows["ε=0.005: P(U > 0.8) without"]  # 0.044 inside 0.01–0.05
+    assert without["within"] is True and "7 replicates" in without["tolerance_reason"]
+    rejected = rows["ε=0.005: rejected share"]  # 10.83% inside 2–12%
+    assert rejected["within"] is True and rejected["tolerance"] == "±7" and rejected["unit"] == "%"
+    narrow = rows["ε=0.005: P(U > 0.8) with the controller"]  # replicates within ×1.5 of their mean
+    assert narrow["tolerance"] == "×1.5" and narrow["within"] is False and narrow["cause"] == admission.CONTROLLED_CAUSE
+
+
 @pytest.mark.parametrize(
     "kwargs, match",
     [

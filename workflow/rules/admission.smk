@@ -17,6 +17,7 @@ rule admission_control:
             caption="../report/admission_table.rst",
             category="Admission control (Unuvar et al.)",
         ),
+        replicates=f"{RESULTS}/tables/admission_replicates.csv",
         summary=f"{RESULTS}/summary/admission.csv",
     params:
         arrivals=config["packing"]["admission"]["arrivals"],
@@ -26,6 +27,7 @@ rule admission_control:
         peak_utilisation=config["packing"]["admission"]["peak_utilisation"],
         peak_quantile=config["packing"]["admission"]["peak_quantile"],
         seed=config["packing"]["admission"]["seed"],
+        replicates=config["packing"]["admission"]["replicates"],
         code=code_digest("insufficient", "scheduling.admission", "report.summary", "io"),
     log:
         f"{RESULTS}/logs/admission_control.log",

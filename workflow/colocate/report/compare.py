@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 __all__ = ["Compare", "PaperValue", "Tolerance", "DEFAULT_TOLERANCE", "absolute", "cause_if_outside", "compare", "factor",
-           "parse_number"]
+           "parse_number", "replicate_tolerance"]
 
 
 @dataclass(frozen=True)
@@ -149,3 +150,27 @@ def cause_if_outside(paper: object, ours: object, spec: Compare, cause: str) -> 
     A measured cause explains a deviation; on a run where the row agrees, it is left out.
     """
     return replace(spec, cause=cause) if cause and compare(paper, ours, spec)["within"] is False else spec
+
+
+def _noisy(r: Mapping | None) -> bool:
+    """Do single runs (our replicates) vary by more than the default factor around their mean?"""
+    if r is None or r.get("min") is None or r.get("max") is None:
+        return False
+    lo, hi = DEFAULT_TOLERANCE.band(r["mean"])
+    return r["min"] < lo or r["max"] > hi
+
+
+def replicate_tolerance(r: Mapping | None, paper: str | None, ours: float, what: str) -> Tolerance:
+    """The paper's one run compared with the spread of ours, where a run varies more than the default factor.
+
+    ``r`` holds the replicates' ``n``, ``mean``, ``min`` and ``max``. Within iff the paper's value lies in
+    their [min, max] (for n replicates an (n − 1)/(n + 1) prediction interval of one more run: 90% for 20): the band ±v around the paper's value reaches ``ours`` exactly then.
+    """
+    p = parse_number(paper)
+    if p is None or not _noisy(r):
+        return DEFAULT_TOLERANCE
+    lo, hi = float(r["min"]), float(r["max"])
+    v = ours - lo if p.value <= ours else hi - ours
+    v = max(v, 1e-9 * max(abs(lo), abs(hi), 1.0))  # ours at the range's end: a band of (almost) zero
+    return absolute(v, f"the paper's one run within the range of our {r['n']} replicates' runs ({lo:.3g}–{hi:.3g}); "
+                       f"a run's {what} varies by more than the default ×{DEFAULT_TOLERANCE.value:g}")

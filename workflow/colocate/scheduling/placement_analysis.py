@@ -26,6 +26,7 @@ from colocate.report.compare import (
     absolute,
     cause_if_outside,
     parse_number,
+    replicate_tolerance,
 )
 from colocate.scheduling.placement import DemandStatistics, mcv
 from colocate.scheduling.placement_runs import snapshot_matrices
@@ -298,30 +299,6 @@ def analytic_demand_of(exp, phase: int) -> tuple[np.ndarray, np.ndarray]:
 PAPER_REQUESTS_AFTER_WARMUP = 3940
 
 
-def _noisy(r: Mapping | None) -> bool:
-    """Do single runs (our replicates) vary by more than the default factor around their mean?"""
-    if r is None or r.get("min") is None or r.get("max") is None:
-        return False
-    lo, hi = DEFAULT_TOLERANCE.band(r["mean"])
-    return r["min"] < lo or r["max"] > hi
-
-
-def _run_tolerance(r: Mapping | None, paper: str | None, ours: float, what: str) -> Tolerance:
-    """The paper's one run compared with the spread of ours, where a run varies more than the default factor.
-
-    Within iff the paper's value lies in our replicates' [min, max] (for 20 replicates, a 19/21 ≈ 90%
-    prediction interval of one more run): the band ±v around the paper's value reaches ``ours`` exactly then.
-    """
-    p = parse_number(paper)
-    if p is None or not _noisy(r):
-        return DEFAULT_TOLERANCE
-    lo, hi = float(r["min"]), float(r["max"])
-    v = ours - lo if p.value <= ours else hi - ours
-    v = max(v, 1e-9 * max(abs(lo), abs(hi), 1.0))  # ours at the range's end: a band of (almost) zero
-    return absolute(v, f"the paper's one run within the range of our {r['n']} replicates' runs ({lo:.3g}–{hi:.3g}); "
-                       f"a run's {what} varies by more than the default ×{DEFAULT_TOLERANCE.value:g}")
-
-
 def _count_tolerance(paper: str | None, ours: float | None) -> Tolerance:
     """2 SE of the difference of two Poisson counts (the paper's run and ours), where wider than the default band.
 
@@ -399,7 +376,7 @@ def summary_rows(
             r = ci.get((policy, metric))
             ours = r["mean"] if r else row[policy]
             what = f"{row['measure']} {row['resource'] or ''}".strip().replace("Average", "average").replace("StDev", "StDev of")
-            spec = Compare(item="Table II", unit="%" if metric == "reject_pct" else "", tolerance=_run_tolerance(r, paper, ours, what))
+            spec = Compare(item="Table II", unit="%" if metric == "reject_pct" else "", tolerance=replicate_tolerance(r, paper, ours, what))
             if metric == "reject_pct":
                 spec = cause_if_outside(paper, ours, spec, LOAD_CAUSE)
             items.append((label, paper, ours, rep_note(policy, metric, row[policy]), spec))
@@ -418,7 +395,7 @@ def summary_rows(
             p, ours = (paper[i] if paper else None), col.get(key)
             if key == "Total":
                 r = ci.get((policy, "rejected"))
-                tolerance = _run_tolerance(r, p, float(ours), "number of rejections") if ours is not None else DEFAULT_TOLERANCE
+                tolerance = replicate_tolerance(r, p, float(ours), "number of rejections") if ours is not None else DEFAULT_TOLERANCE
             else:
                 tolerance = _count_tolerance(p, ours)
             spec = Compare(item="Table III", tolerance=tolerance, scale_dependent=scale_dependent)
@@ -434,7 +411,7 @@ def summary_rows(
         ours = r["mean"] if r else value
         paper = PAPER_TABLE8.get(key)
         items.append((f"Table VIII {label}", paper, ours, rep_note(policy, metric, value),
-                      Compare(item="Table VIII", tolerance=_run_tolerance(r, paper, ours, "γ at the snapshot"))))
+                      Compare(item="Table VIII", tolerance=replicate_tolerance(r, paper, ours, "γ at the snapshot"))))
     for row in tests.iter_rows(named=True) if "mean_diff" in tests.columns else []:
         items.append(
             (f"% reject {row['policy']} − {row['baseline']} (paired over {row['n']} replicates)", None, row["mean_diff"],
