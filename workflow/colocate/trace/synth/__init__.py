@@ -71,7 +71,7 @@ Names with a leading underscore are shared between the package's modules but
 are not part of its API; tests that check one import it from its module.
 """
 
-from colocate.trace.synth.draws import inverse_cdf
+from colocate.trace.synth.draws import inverse_cdf, stratified
 from colocate.trace.synth.events import generate, split_shards
 from colocate.trace.synth.jobs import sample_model
 from colocate.trace.synth.machines import machine_events, sample_machines
@@ -85,4 +85,5 @@ __all__ = [
     "sample_machines",
     "sample_model",
     "split_shards",
+    "stratified",
 ]

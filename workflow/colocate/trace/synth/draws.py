@@ -49,6 +49,21 @@ def inverse_cdf(u: np.ndarray, table: list) -> np.ndarray:
     return np.where(u > q[-1], np.inf, out)
 
 
+def stratified(u: np.ndarray, group: np.ndarray) -> np.ndarray:
+    """``u`` with the g uniforms of ``group`` replaced by the midpoints (i + ½)/g of g equal strata, in the order of their ranks.
+
+    Few draws from a quantile table scatter widely (15 jobs from Table 4's noise column: the mean falls outside
+    2 SE of Table 4's in a quarter of seeds); stratified, they follow the table's distribution, and each member
+    still takes a random stratum. The others keep their draws, and no extra random number is used.
+    """
+    out = np.array(u, dtype=float)
+    idx = np.flatnonzero(group)
+    if idx.size:
+        ranks = np.argsort(np.argsort(out[idx], kind="stable"), kind="stable")
+        out[idx] = (ranks + 0.5) / idx.size
+    return out
+
+
 def _mixture_inverse(u: np.ndarray, mix: list) -> np.ndarray:
     """Inverse CDF of a Gaussian mixture [[w, mu, sigma], ...], by interpolation on a fine grid."""
     w = np.array([c[0] for c in mix])

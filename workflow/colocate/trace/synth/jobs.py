@@ -34,6 +34,7 @@ from colocate.trace.synth.draws import (
     _rngs,
     _segments,
     inverse_cdf,
+    stratified,
 )
 from colocate.trace.synth.machines import sample_machines
 from colocate.trace.synth.params import _MIN_US, _S_US, CLASS_NAMES, FAILING, MEMORY_SHAPES, SHAPES, SynthParams
@@ -479,15 +480,18 @@ def _production_patterns(p: SynthParams, m: Model, rng: np.random.Generator) -> 
     Amplitude/mean ratios are drawn from Table 4's quantiles (so about half
     the jobs have a weekly component above the ~6% noise level); daily peaks
     deviate from a common phase by less than 60° for half of the jobs and
-    less than 120° for 90% (§5.2).
+    less than 120° for 90% (§5.2). The jobs that run the whole trace, the ones
+    Table 4 measures, take stratified draws (:func:`stratified`).
     """
     J = m.jobs
     n = J["class"].size
     prod = J["large"] & (J["class"] == CLASS_NAMES.index("production"))
     k = int(prod.sum())
+    # Table 4 measures the jobs that run the whole trace: few at a small scale, so their draws are stratified
+    whole = prod & (J["start_us"] < TRACE_START_US) & (J["end_us"] >= TRACE_START_US + m.info["trace_span_us"])
     for name in ("daily", "weekly", "hourly", "long_term"):
         amp = np.zeros(n)
-        amp[prod] = inverse_cdf(rng.random(k), getattr(p, f"{name}_amplitude_quantiles"))
+        amp[prod] = inverse_cdf(stratified(rng.random(k), whole[prod]), getattr(p, f"{name}_amplitude_quantiles"))
         J[f"{name}_amp"] = amp
     common = rng.random() * 360.0
     qs = [0.0] + [r[0] for r in p.daily_phase_quantiles] + [1.0]
@@ -497,7 +501,7 @@ def _production_patterns(p: SynthParams, m: Model, rng: np.random.Generator) -> 
     J["hourly_phase"] = rng.random(n) * 2 * np.pi
     J["long_term_phase"] = rng.random(n) * 2 * np.pi
     J["patterned"] = prod
-    J["noise_ratio"] = np.where(prod, inverse_cdf(rng.random(n), p.noise_ratio_quantiles), 0.0)
+    J["noise_ratio"] = np.where(prod, inverse_cdf(stratified(rng.random(n), whole), p.noise_ratio_quantiles), 0.0)
     m.info["common_daily_phase_deg"] = common
 
 
