@@ -684,10 +684,12 @@ def janus_summary(
                     f"95% CI [{r['intercept_lo']:.4f}, {r['intercept_hi']:.4f}]", Compare(item="Fig 3")))
     for r in s34.iter_rows(named=True):
         clustered = f" of {r['jobs']} jobs (clustered by job)" if r.get("jobs") is not None else ""
-        # ours is a share of a few thousand tasks whose jobs make them alike: its 95% CI is the noise
+        # ours is a share of a few thousand tasks whose jobs make them alike: its 95% CI is the noise; the
+        # paper's "roughly 30%" is rounded to tens, so it stands for 25–35%
         half = 100 * (r["ci_hi"] - r["ci_lo"]) / 2
         spec = Compare(item="§3.4", unit="%", tolerance=absolute(
-            half, f"half-width of our share's 95% CI ({r['n_tasks']} tasks{clustered})")) if half > 0 else Compare(item="§3.4", unit="%")
+            half + 5, f"half-width of our share's 95% CI ({r['n_tasks']} tasks{clustered}) plus 5 points: the "
+                      "paper's 'roughly 30%' is rounded to tens")) if half > 0 else Compare(item="§3.4", unit="%")
         out.append((f"§3.4: K-S rejects time invariance, Δ = {r['delta']}", "≈ 30%", f"{r['share']:.1%}",
                     f"95% CI [{r['ci_lo']:.1%}, {r['ci_hi']:.1%}], {r['n_tasks']} tasks{clustered}", spec))
     s = shares["share"].to_numpy()

@@ -475,16 +475,16 @@ def _share(comps: pl.DataFrame, flag: str) -> float | None:
 
 #: The measured cause of Table 4's noise deviation on the synthetic trace (README, "Where the synthetic trace differs").
 CAUSE_NOISE_DRAWS = (
-    "synthetic model: each job's noise is its ratio drawn from Table 4's noise column (measured back within 15% for "
-    "12 of the 15 whole-trace production jobs at the default seed); 6 of the 15 drew from Table 4's top quartile "
-    "(3.75 expected)"
+    "synthetic model: the whole-trace production jobs take stratified draws of Table 4's noise column (their median "
+    "is Table 4's 0.058), and each job's measured noise returns its draw within 20% (13 of 15 within 10% at the "
+    "default seed): the rest is the analysis's own noise on 15 jobs"
 )
 
 
 CAUSE_LONG_TERM_DRAWS = (
-    "synthetic model: each job's measured ratio returns its drawn amplitude (r = 0.9997); the model's law, log-linear "
-    "between Table 4's quantiles up to 1.149, has mean 0.192 rather than 0.154 (its top quartile), and a mean of 15 "
-    "draws from it falls outside this band in 24% of seeds (95% range 0.086–0.331)"
+    "synthetic model: each job's measured ratio returns its drawn amplitude (r = 0.9997); the whole-trace jobs take "
+    "stratified draws of the model's law, log-linear between Table 4's quantiles up to 1.149, whose mean is 0.192 "
+    "rather than Table 4's 0.154"
 )
 
 
