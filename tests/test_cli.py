@@ -528,8 +528,12 @@ def test_kill_9_mid_run_then_the_readme_command_finishes_it(tmp_path):
 
 @pytest.mark.workflow
 def test_a_second_start_gets_the_lock_message(tmp_path):
+    """A second start while the first runs is refused with Snakemake's lock message, and the first finishes.
+
+    The first run goes on to the realizations after TARGET, so that it still holds the lock some seconds after
+    the mid-run point: with TARGET alone, the jobs left could finish before the second start (seen in CI)."""
     write_config(tmp_path)
-    first = _start(tmp_path, "--cores", "1", TARGET)
+    first = _start(tmp_path, "--cores", "1", TARGET, "results/synthetic-tiny/realizations/tasks.parquet")
     try:
         ready = _mid_run(tmp_path)
         t0 = time.monotonic()

@@ -17,7 +17,11 @@ rule admission_control:
             caption="../report/admission_table.rst",
             category="Admission control (Unuvar et al.)",
         ),
-        replicates=f"{RESULTS}/tables/admission_replicates.csv",
+        replicates=report(
+            f"{RESULTS}/tables/admission_replicates.csv",
+            caption="../report/admission_replicates.rst",
+            category="Admission control (Unuvar et al.)",
+        ),
         summary=f"{RESULTS}/summary/admission.csv",
     params:
         arrivals=config["packing"]["admission"]["arrivals"],
