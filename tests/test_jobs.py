@@ -154,6 +154,24 @@ def test_job_table_takes_the_priority_of_the_first_task_event():
     assert (t[8]["class"], t[7]["last_task_event_us"]) == ("infrastructure", 30)
 
 
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.integers(1, 6), st.integers(0, 4), st.integers(0, 11), st.integers(0, 10**6),
+                          st.integers(0, 10**6)), min_size=1, max_size=60, unique_by=lambda r: (r[0], r[3])))
+def test_job_table_of_scanned_shards_equals_that_of_the_concatenation(tmp_path_factory, rows):
+    """The rule scans every shard's pieces (streaming engine) instead of concatenating them: the same table.
+    First times are unique per job, so the first task event's priority is well defined."""
+    cols = ["job_id", "task_index", "priority", "first_time", "last_event"]
+    pieces = pl.DataFrame(rows, schema=cols, orient="row")
+    d = tmp_path_factory.mktemp("pieces")
+    paths = [d / f"{i}.parquet" for i in range(3)]
+    for i, p in enumerate(paths):
+        pieces.gather_every(3, offset=i).write_parquet(p)
+    whole = pl.concat([pl.read_parquet(p) for p in paths])
+    assert jobs.job_table(pl.scan_parquet(paths)).equals(jobs.job_table(whole))
+    assert jobs.job_lifetimes(pl.DataFrame(schema={"job_id": pl.Int64, "submit_us": pl.Int64, "schedule_us": pl.Int64,
+                                                   "end_us": pl.Int64, "end_event": pl.Int64}).lazy(), 10).height == 0
+
+
 def test_duration_table_by_hand():
     dom = pl.DataFrame({"class": ["gratis"] * 4 + ["production"], "duration_min": [10.0, 20.0, 30.0, None, 5.0]})
     t = {r["statistic"]: r for r in jobs.duration_table(dom, ("gratis", "production")).iter_rows(named=True)}

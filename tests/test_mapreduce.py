@@ -238,3 +238,52 @@ def test_sharded_bucketed_path_equals_direct(tmp_path):
     assert series.select(*TASK_KEY, "start_time", "machine_id").equals(want.select(*TASK_KEY, "start_time", "machine_id"))
     for col in ["inst", "avg", "memory"]:
         np.testing.assert_allclose(series[col].to_numpy(), want[col].to_numpy(), rtol=1e-6)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 30), st.integers(0, 5)), min_size=0, max_size=120, unique=True),
+       st.integers(1, 4), st.integers(1, 50))
+def test_write_sorted_in_passes_is_the_whole_sort(tmp_path_factory, keys, files, rows_per_pass):
+    """io.write_sorted (collect_tasks: one row per task) sorts a range of the first key per pass: the file is the
+    sort of every file's rows whatever the passes, and the same bytes when written again."""
+    from colocate import io
+
+    d = tmp_path_factory.mktemp("sorted")
+    rng = np.random.default_rng(len(keys))
+    df = pl.DataFrame(keys, schema={"job_id": pl.Int64, "task_index": pl.Int64}, orient="row").with_columns(
+        x=pl.Series(rng.random(len(keys))))
+    paths = [d / f"b{i}.parquet" for i in range(files)]
+    for i, p in enumerate(paths):
+        df.gather_every(files, offset=i).write_parquet(p)
+    n = io.write_sorted(paths, d / "one.parquet", ["job_id", "task_index"], rows_per_pass=rows_per_pass)
+    io.write_sorted(paths, d / "two.parquet", ["job_id", "task_index"], rows_per_pass=rows_per_pass)
+    out = pl.read_parquet(d / "one.parquet")
+    assert n == len(keys) and out.equals(df.sort("job_id", "task_index"))
+    assert (d / "one.parquet").read_bytes() == (d / "two.parquet").read_bytes()
+    assert not list(d.glob("*.tmp"))
+
+
+def test_write_sorted_bounds_a_pass_and_leaves_nothing_on_failure(tmp_path, monkeypatch):
+    """With 1,000 rows and 100 per pass, no pass collects more than about 100 rows; a failing read leaves no file."""
+    from colocate import io
+
+    seen = []
+    collect = pl.LazyFrame.collect
+
+    def spy(self, *a, **k):
+        out = collect(self, *a, **k)
+        seen.append(out.width > 1 and out.height)
+        return out
+
+    df = pl.DataFrame({"job_id": np.arange(1000)[::-1], "task_index": np.zeros(1000, np.int64), "x": np.ones(1000)})
+    df.write_parquet(tmp_path / "a.parquet")
+    monkeypatch.setattr(pl.LazyFrame, "collect", spy)
+    io.write_sorted([tmp_path / "a.parquet"], tmp_path / "out.parquet", ["job_id", "task_index"], rows_per_pass=100)
+    monkeypatch.undo()
+    passes = [h for h in seen if h]
+    assert len(passes) == 10 and max(passes) <= 101 and sum(passes) == 1000
+    assert pl.read_parquet(tmp_path / "out.parquet")["job_id"].to_list() == list(range(1000))
+    (tmp_path / "bad.parquet").write_bytes(b"PAR1 not parquet")
+    with pytest.raises(Exception):
+        io.write_sorted([tmp_path / "bad.parquet"], tmp_path / "bad-out.parquet", ["job_id"])
+    assert not list(tmp_path.glob("bad-out*"))

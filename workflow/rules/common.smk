@@ -197,6 +197,11 @@ def trace_file(table, stem):
     return f"{TRACE_ROOT}/{table}/{stem}.csv.gz"
 
 
+def size_mb(files):
+    """MB on disk of the input files that exist (resources are evaluated once the inputs are there)."""
+    return sum(Path(f).stat().st_size for f in ([files] if isinstance(files, str) else files) if Path(f).exists()) / 2**20
+
+
 # `rule all` and results/summary.md are built from what each stage registers, with the trace
 # tables it reads: TARGETS.append((tables, [paths])) and SUMMARY_PARTS.append((tables, path)).
 TARGETS = []

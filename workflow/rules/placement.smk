@@ -271,8 +271,9 @@ rule placement_trace_requests:
         f"{RESULTS}/benchmarks/placement_trace_requests.tsv"
     threads: 1
     resources:
-        # task_events: ~100 bytes per event in memory for ~15 events per compressed kB
-        mem_mb=lambda wc, input: 1500 + 12 * int(input.size_mb),
+        # task_events: ~100 bytes per event in memory for ~15 events per compressed kB; of the task table only
+        # (job, task, records): ~20 bytes per task, ~36,000 tasks per MB on disk
+        mem_mb=lambda wc, input: int(1500 + 12 * size_mb(input.events) + 0.7 * size_mb(input.stats)),
         runtime=20,
     conda:
         "../../environment.yml"

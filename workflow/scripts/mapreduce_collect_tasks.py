@@ -7,18 +7,20 @@ from colocate.prep.tasks import TASK_KEY, long_tasks_status
 
 
 def main(inputs, outputs, params, log):
-    stats = pl.concat([pl.read_parquet(p) for p in inputs.stats]).sort(TASK_KEY)
-    hist = pl.concat([pl.read_parquet(p) for p in inputs.hist]).sort(TASK_KEY)
+    # one row per task of the whole trace: sorted a range of jobs at a time, never held whole
+    io.write_sorted(inputs.stats, outputs.stats, TASK_KEY)
+    stats = pl.scan_parquet(outputs.stats)
+    lengths = stats.select("n_records", "is_long").collect()
     counts = mapreduce.total_counts(pl.concat([pl.read_parquet(p) for p in inputs.counts]))
-    io.write_parquet(stats, outputs.stats)
-    if (lacking := long_tasks_status(stats, params.long_min_records)) is None:
-        io.write_parquet(stats.filter("is_long").join(hist, on=TASK_KEY, how="left"), outputs.long)
+    if (lacking := long_tasks_status(lengths, params.long_min_records)) is None:
+        hist = pl.concat([pl.read_parquet(p) for p in inputs.hist])
+        io.write_parquet(stats.filter("is_long").collect().join(hist, on=TASK_KEY, how="left"), outputs.long)
     else:  # what reads long tasks says why it has none
         insufficient.write_status([outputs.long], insufficient.Status.of(lacking, lacking.analysis))
         log.warning("%s", lacking.reason)
     counts.write_csv(outputs.counts)
     mapreduce.counts_summary(counts).write_csv(outputs.summary)
-    log.info("%d tasks kept, %d long", stats.height, hist.height)
+    log.info("%d tasks kept, %d long", lengths.height, int(lengths["is_long"].sum()))
 
 
 if __name__ == "__main__":

@@ -18,7 +18,8 @@ def main(inputs, outputs, params, log):
     events = pl.concat([trace.read_table(f, "task_events", cols) for f in inputs.events])
     nodes = trace_nodes(trace.read_table(inputs.machines, "machine_events"), p.machines, stream(p.seed, 0, "trace:nodes"))
     requests, facts = trace_requests(
-        task_arrivals(events), pl.read_parquet(inputs.stats), nodes, n_requests=p.requests,
+        task_arrivals(events), pl.read_parquet(inputs.stats, columns=["job_id", "task_index", "n_records"]), nodes,
+        n_requests=p.requests,
         offered_load=p.offered_cpu_load, lifetime=p.lifetime, rng=stream(p.seed, 0, "trace:requests"),
     )
     io.write_parquet(requests, outputs.requests)

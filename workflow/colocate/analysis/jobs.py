@@ -70,10 +70,14 @@ def map_job_events(events: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-def combine_job_pieces(pieces: pl.DataFrame) -> pl.DataFrame:
-    """Merge job pieces of several job_events shards into one row per job."""
+def combine_job_pieces(pieces: pl.DataFrame | pl.LazyFrame) -> pl.DataFrame:
+    """Merge job pieces of several job_events shards into one row per job.
+
+    A LazyFrame (``pl.scan_parquet`` of the pieces) is aggregated by polars' streaming engine: memory grows
+    with the jobs, not with the pieces.
+    """
     return (
-        pieces.group_by("job_id")
+        pieces.lazy().group_by("job_id")
         .agg(
             pl.col("submit_us").min(),
             pl.col("schedule_us").min(),
@@ -81,17 +85,19 @@ def combine_job_pieces(pieces: pl.DataFrame) -> pl.DataFrame:
             pl.col("end_event").sort_by("end_us", nulls_last=False).last(),
         )
         .sort("job_id")
+        .collect(engine="streaming")
     )
 
 
-def job_table(task_pieces: pl.DataFrame) -> pl.DataFrame:
+def job_table(task_pieces: pl.DataFrame | pl.LazyFrame) -> pl.DataFrame:
     """Jobs from task_events pieces (:func:`colocate.prep.mapreduce.map_task_events`): priority, class, tasks.
 
     A job's priority is its earliest task event's (job_events carry none);
-    ``n_tasks`` counts distinct task indices.
+    ``n_tasks`` counts distinct task indices. A LazyFrame (``pl.scan_parquet`` of every shard's pieces) is
+    aggregated by polars' streaming engine, so memory grows with the jobs rather than with the pieces.
     """
     return (
-        task_pieces.group_by("job_id")
+        task_pieces.lazy().group_by("job_id")
         .agg(
             pl.col("priority").sort_by("first_time").first(),
             pl.col("task_index").n_unique().cast(pl.Int32).alias("n_tasks"),
@@ -100,10 +106,11 @@ def job_table(task_pieces: pl.DataFrame) -> pl.DataFrame:
         )
         .with_columns(priority_class_expr())
         .sort("job_id")
+        .collect(engine="streaming")
     )
 
 
-def job_lifetimes(job_pieces: pl.DataFrame, n_windows: int) -> pl.DataFrame:
+def job_lifetimes(job_pieces: pl.DataFrame | pl.LazyFrame, n_windows: int) -> pl.DataFrame:
     """Start, end and duration of each job from its job_events (Beaumont §5.1).
 
     Start: the first SCHEDULE (else SUBMIT), clipped to the trace start (events
