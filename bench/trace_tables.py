@@ -1,4 +1,4 @@
-"""Benchmark: the two tables with one row per task or per job of the whole trace, built at full-trace size.
+"""Benchmark: the whole-trace tables of the pipeline, built at the real trace's size.
 
 `collect_tasks` writes one row per task (the real trace has about 25 M tasks, in B = 256 bucket files) sorted
 by (job_id, task_index); `job_table` aggregates every task_events shard's (job, task) pieces (about 35 M rows
@@ -8,11 +8,16 @@ same run, in child processes so that each peak RSS is its own:
 * collect_tasks, reference: read every bucket, concatenate, sort, write (what the rule did before);
 * collect_tasks, ours: ``io.write_sorted``, a range of jobs sorted and appended per pass (the rule now);
 * job_table, reference: read every shard's pieces, concatenate, aggregate;
-* job_table, ours: the same aggregation on a lazy scan of the pieces (the rule now).
+* job_table, ours: the same aggregation on a lazy scan of the pieces (the rule now);
+* unuvar_aggregates' machine concurrency (Unuvar §IV-B), reference: one lazy scan of every bucket's long-task
+  series, grouped by machine with the distinct windows counted (the rule before);
+* ours: the same counts a bucket at a time into a machines × windows table (the rule now). The series are
+  ``--records`` records of 12,583 machines over 8,352 windows.
 
 Prints each time and peak RSS, and the ratios ours / reference.
 
-    python bench/trace_tables.py [--tasks 25000000] [--jobs 672074] [--pieces-per-task 1.4] [--buckets 256] [--shards 500]
+    python bench/trace_tables.py [--tasks 25000000] [--jobs 672074] [--pieces-per-task 1.4] [--buckets 256]
+                                 [--shards 500] [--records 100000000]
 """
 
 from __future__ import annotations
@@ -61,7 +66,16 @@ pieces = pl.DataFrame({"job_id": job[rows], "task_index": task[rows], "priority"
 cut = np.searchsorted(shard, np.arange(shards + 1))
 for s in range(shards):
     pieces.slice(int(cut[s]), int(cut[s + 1] - cut[s])).write_parquet(root / "pieces" / f"{s:03d}.parquet")
-print(n, size.size, rows.size)
+# long-task series: machine and start time of each record, bucketed as the reducers write them
+records = int(sys.argv[7])
+(root / "series").mkdir()
+per = records // buckets
+for b in range(buckets):
+    w = rng.integers(0, 8352, per)
+    pl.DataFrame({"machine_id": 5_000_000 + rng.integers(0, 12_583, per) * 977,
+                  "start_time": 600_000_000 + w * 300_000_000 + rng.integers(0, 300_000_000, per)}).write_parquet(
+        root / "series" / f"{b:03d}.parquet")
+print(n, size.size, rows.size, per * buckets)
 """
 
 CHILD = r"""
@@ -69,7 +83,7 @@ import resource, sys, time
 from pathlib import Path
 import polars as pl
 from colocate import io
-from colocate.analysis import jobs
+from colocate.analysis import aggregate, jobs
 root, which = Path(sys.argv[1]), sys.argv[2]
 buckets = sorted(str(p) for p in (root / "buckets").glob("*.parquet"))
 pieces = sorted(str(p) for p in (root / "pieces").glob("*.parquet"))
@@ -79,6 +93,10 @@ if which == "collect-reference":
     io.write_parquet(pl.concat([pl.read_parquet(p) for p in buckets]).sort(key), root / "ref.parquet")
 elif which == "collect-ours":
     io.write_sorted(buckets, root / "ours.parquet", key)
+elif which == "machines-reference":
+    aggregate.machine_concurrency(pl.scan_parquet(sorted(str(p) for p in (root / "series").glob("*.parquet"))))
+elif which == "machines-ours":
+    aggregate.machine_concurrency([pl.scan_parquet(str(p)) for p in sorted((root / "series").glob("*.parquet"))])
 elif which == "jobs-reference":
     jobs.job_table(pl.concat([pl.read_parquet(p) for p in pieces]))
 else:
@@ -100,14 +118,17 @@ def main() -> None:
     ap.add_argument("--pieces-per-task", type=float, default=1.4)
     ap.add_argument("--buckets", type=int, default=256)
     ap.add_argument("--shards", type=int, default=500)
+    ap.add_argument("--records", type=int, default=100_000_000)
     ap.add_argument("--repeat", type=int, default=1)
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         built = subprocess.run([sys.executable, "-c", BUILD, str(args.tasks), str(args.jobs), str(args.pieces_per_task),
-                                str(args.buckets), str(args.shards), tmp], capture_output=True, text=True, check=True)
-        tasks, n_jobs, n_pieces = (int(x) for x in built.stdout.split())
-        print(f"{tasks:,} tasks of {n_jobs:,} jobs in {args.buckets} buckets; {n_pieces:,} task_events pieces in {args.shards} shards")
-        for name, what in (("collect_tasks", "collect"), ("job_table", "jobs")):
+                                str(args.buckets), str(args.shards), tmp, str(args.records)],
+                               capture_output=True, text=True, check=True)
+        tasks, n_jobs, n_pieces, n_records = (int(x) for x in built.stdout.split())
+        print(f"{tasks:,} tasks of {n_jobs:,} jobs in {args.buckets} buckets; {n_pieces:,} task_events pieces in "
+              f"{args.shards} shards; {n_records:,} long-task records in {args.buckets} buckets")
+        for name, what in (("collect_tasks", "collect"), ("job_table", "jobs"), ("machine counts", "machines")):
             ref = [run(tmp, f"{what}-reference") for _ in range(args.repeat)]
             ours = [run(tmp, f"{what}-ours") for _ in range(args.repeat)]
             r, o = min(x[0] for x in ref), min(x[0] for x in ours)

@@ -613,6 +613,19 @@ def test_machine_concurrency_and_choice():
     assert ch_["machine_id"].to_list() == [1, 2, None]
 
 
+@settings(max_examples=50, deadline=None)
+@given(st.lists(st.tuples(st.one_of(st.none(), st.integers(0, 6)), st.integers(-2, 40)), min_size=0, max_size=80),
+       st.integers(1, 5))
+def test_machine_concurrency_by_bucket_equals_that_of_the_whole(records, parts):
+    """The rule passes one scan per bucket: the machines' records, distinct windows, first and last windows are
+    counted part by part in a machines × windows table, and equal those of the whole series (nulls ignored)."""
+    whole = pl.DataFrame({"machine_id": [m for m, _ in records], "start_time": [TRACE_START_US + w * WINDOW_US + 1 for _, w in records]},
+                         schema={"machine_id": pl.Int64, "start_time": pl.Int64})
+    split = [whole.gather_every(parts, offset=i).lazy() for i in range(parts)]
+    by_part, at_once = aggregate.machine_concurrency(split), aggregate.machine_concurrency(whole.lazy())
+    assert by_part.schema == at_once.schema and by_part.equals(at_once)
+
+
 def test_machine_aggregate_sums_per_window_and_fills_gaps():
     a = aggregate.machine_aggregate(_machine_series(), 1, "avg", 10)
     assert a["window"].to_list() == list(range(10))

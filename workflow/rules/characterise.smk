@@ -389,8 +389,10 @@ rule unuvar_aggregates:
         f"{RESULTS}/benchmarks/characterise/unuvar_aggregates.tsv"
     threads: 1
     resources:
-        # a lazy group-by over the series (machine, window), then one machine's records at a time
-        mem_mb=lambda wc, input: 2000 + int(2 * input.size_mb),
+        # machines' windows counted a bucket at a time (~3 × a bucket's series, plus one byte per machine and
+        # window: 100 MB for the whole trace), then one machine's records at a time; the matrices are mapped
+        # and only the drawn rows are read (the 2-shard slice: 232 MB peak)
+        mem_mb=lambda wc, input: int(300 + 3 * size_mb(input.series) / max(len(BUCKETS), 1) + 12_583 * RENDERED_WINDOWS / 2**20),
         runtime=60,
     conda:
         "../../environment.yml"

@@ -105,6 +105,11 @@ BUCKETS = list(range(config["mapreduce"]["buckets"]))
 N_WINDOWS = (
     max(1, round(config["synthetic"]["days"] * 288)) if SOURCE == "synthetic" else _trace.TRACE_WINDOWS
 )
+# the windows that hold records: a synthetic slice renders only its first slice_days (memory estimates)
+RENDERED_WINDOWS = (
+    min(N_WINDOWS, max(1, round((config["synthetic"].get("slice_days") or config["synthetic"]["days"]) * 288)))
+    if SOURCE == "synthetic" else N_WINDOWS
+)
 LIB = Path(workflow.basedir) / "workflow" / "colocate"
 
 

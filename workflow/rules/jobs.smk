@@ -91,8 +91,12 @@ rule dominant_jobs:
         f"{RESULTS}/benchmarks/jobs/dominant_jobs.tsv"
     threads: 2
     resources:
-        # one chunk of windows at a time (~1.2 M rows for a day of the real trace) plus D's rows (~2 M)
-        mem_mb=lambda wc, input: 2000 + int(input.size_mb) // 4,
+        # one chunk of windows at a time (~290 B per row, ≤ 1.2 M rows for a day of the real trace) plus what is
+        # kept of every row (~90 B: D's rows, totals); ~50,700 job × window rows per MB on disk. Measured: 186 MB
+        # (2-shard slice, 4.5 MB), 446 MB (8-shard, 17 MB), 3.1 GB at the real trace's 34 M rows (bench/dominant_jobs.py)
+        mem_mb=lambda wc, input: int(
+            200 + (290 * min(50_700 * size_mb(input.job_windows), 1.2e6) + 90 * 50_700 * size_mb(input.job_windows)) / 2**20
+        ),
         runtime=20,
     conda:
         "../../environment.yml"

@@ -272,8 +272,8 @@ rule placement_trace_requests:
     threads: 1
     resources:
         # task_events: ~100 bytes per event in memory for ~15 events per compressed kB; of the task table only
-        # (job, task, records): ~20 bytes per task, ~36,000 tasks per MB on disk
-        mem_mb=lambda wc, input: int(1500 + 12 * size_mb(input.events) + 0.7 * size_mb(input.stats)),
+        # (job, task, records): ~20 bytes per task, ~36,000 tasks per MB on disk (the 2-shard slice: 375 MB peak)
+        mem_mb=lambda wc, input: int(300 + 12 * size_mb(input.events) + 0.7 * size_mb(input.stats)),
         runtime=20,
     conda:
         "../../environment.yml"

@@ -11,7 +11,8 @@ ANALYSIS = "Unuvar §IV, aggregated utilisation"
 
 def main(inputs, outputs, params, log):
     p = params
-    series = None if p.source == "realizations" else pl.scan_parquet(inputs.series)
+    # one scan per bucket: machines' windows are counted a bucket at a time
+    series = None if p.source == "realizations" else [pl.scan_parquet(f) for f in inputs.series]
     matrix = np.load(getattr(inputs, p.usage), mmap_mode="r")  # p.usage names the input: inst or avg
     aggs, sources = aggregate.build_aggregates(series, matrix, p.sizes, p.source, p.tolerance, p.observations, p.usage,
                                                ch.stream(p.seed, "unuvar_aggregates"))

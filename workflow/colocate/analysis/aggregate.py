@@ -35,13 +35,18 @@ def _window() -> pl.Expr:
     return ((pl.col("start_time") - TRACE_START_US) // WINDOW_US).alias("window")
 
 
-def machine_concurrency(series: pl.LazyFrame | pl.DataFrame) -> pl.DataFrame:
+def machine_concurrency(series: pl.LazyFrame | pl.DataFrame | Sequence[pl.LazyFrame]) -> pl.DataFrame:
     """Per machine: records, 5-minute windows with at least one task, mean concurrent tasks per such window,
     and the span (windows from the first to the last record).
 
     ``series`` has ``machine_id`` and ``start_time`` (µs); records without a
-    machine are ignored. Works lazily, so the trace need not fit in memory.
+    machine are ignored. Given parts (one scan per bucket), memory is bounded by
+    a part plus one byte per machine and window: the distinct windows of every
+    machine are marked in a machines × windows table, part by part, instead of
+    one hash set of up to 100 M (machine, window) pairs for the whole trace.
     """
+    if isinstance(series, Sequence):
+        return _machine_concurrency_by_part(series)
     return (
         series.lazy()
         .filter(pl.col("machine_id").is_not_null())
@@ -54,6 +59,34 @@ def machine_concurrency(series: pl.LazyFrame | pl.DataFrame) -> pl.DataFrame:
         .sort("machine_id")
         .collect(engine="streaming")
     )
+
+
+def _machine_concurrency_by_part(parts: Sequence[pl.LazyFrame]) -> pl.DataFrame:
+    """:func:`machine_concurrency` of the parts together, one part in memory at a time (same table)."""
+    pairs = [p.filter(pl.col("machine_id").is_not_null()).select("machine_id", _window()) for p in parts]
+    bounds = pl.concat([p.select(pl.col("machine_id").unique().implode(), pl.col("window").min().alias("lo"),
+                                 pl.col("window").max().alias("hi")).collect() for p in pairs])
+    machines = np.unique(np.concatenate([np.asarray(m, dtype=np.int64) for m in bounds["machine_id"].to_list()] or [[]]))
+    schema = {"machine_id": pl.Int64, "records": pl.UInt32, "windows": pl.UInt32, "first_window": pl.Int64,
+              "last_window": pl.Int64, "mean_tasks": pl.Float64, "span": pl.Int64}
+    if machines.size == 0:
+        return pl.DataFrame(schema=schema)
+    lo, hi = int(bounds["lo"].min()), int(bounds["hi"].max())
+    seen = np.zeros((machines.size, hi - lo + 1), dtype=bool)
+    records = np.zeros(machines.size, dtype=np.int64)
+    for p in pairs:
+        d = p.collect()
+        m = np.searchsorted(machines, d["machine_id"].to_numpy())
+        records += np.bincount(m, minlength=machines.size)
+        seen[m, d["window"].to_numpy() - lo] = True
+    windows = seen.sum(axis=1)
+    first = lo + seen.argmax(axis=1)
+    last = lo + seen.shape[1] - 1 - seen[:, ::-1].argmax(axis=1)
+    return pl.DataFrame({"machine_id": machines, "records": records, "windows": windows, "first_window": first,
+                         "last_window": last}).with_columns(
+        (pl.col("records") / pl.col("windows")).alias("mean_tasks"),
+        (pl.col("last_window") - pl.col("first_window") + 1).alias("span"),
+    ).cast(schema).sort("machine_id")
 
 
 def choose_machines(
@@ -181,7 +214,7 @@ AGGREGATE_SCHEMA = {"size": pl.Int64, "rep": pl.Int64, "source": pl.String, "mac
 
 
 def build_aggregates(
-    series: pl.LazyFrame | None,
+    series: pl.LazyFrame | Sequence[pl.LazyFrame] | None,
     matrix: np.ndarray,
     sizes: Sequence[int],
     source: str,
@@ -208,6 +241,8 @@ def build_aggregates(
         if series is None:
             raise ValueError("source machines/auto needs the series records")
         chosen = choose_machines(machine_concurrency(series), sizes, tolerance, observations)
+        if isinstance(series, Sequence):  # parts (one scan per bucket): one machine's records are read at a time
+            series = pl.concat(list(series), how="vertical")
     frames, used = [], []
     for row in chosen.iter_rows(named=True):
         n = row["size"]
