@@ -21,6 +21,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from timing import child
+
 BUILD = r"""
 import sys
 import numpy as np
@@ -72,9 +74,7 @@ print(time.perf_counter() - t, resource.getrusage(resource.RUSAGE_SELF).ru_maxrs
 
 
 def run(path: str, which: str, n_windows: int) -> tuple[float, float]:
-    res = subprocess.run([sys.executable, "-c", CHILD, path, which, str(n_windows)], capture_output=True, text=True, check=True)
-    seconds, rss = res.stdout.split()
-    return float(seconds), float(rss)
+    return child(CHILD, path, which, n_windows)
 
 
 def main() -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import time
 from collections.abc import Callable
 
@@ -16,3 +18,13 @@ def best_of(fn: Callable[[], object], repeat: int, warmup: bool = True) -> float
         fn()
         times.append(time.perf_counter() - t)
     return min(times)
+
+
+def child(code: str, *args: object) -> tuple[float, float]:
+    """Run ``code`` in a fresh interpreter with ``args`` (its sys.argv[1:]); it prints its seconds and peak RSS (MB).
+
+    Each measured pass runs in its own process, so that each peak RSS is its own.
+    """
+    res = subprocess.run([sys.executable, "-c", code, *map(str, args)], capture_output=True, text=True, check=True)
+    seconds, rss = res.stdout.split()[-2:]
+    return float(seconds), float(rss)

@@ -26,7 +26,8 @@ import argparse
 import subprocess
 import sys
 import tempfile
-from pathlib import Path
+
+from timing import child
 
 BUILD = r"""
 import sys
@@ -106,9 +107,7 @@ print(time.perf_counter() - t, resource.getrusage(resource.RUSAGE_SELF).ru_maxrs
 
 
 def run(root: str, which: str) -> tuple[float, float]:
-    res = subprocess.run([sys.executable, "-c", CHILD, root, which], capture_output=True, text=True, check=True)
-    seconds, rss = res.stdout.split()
-    return float(seconds), float(rss)
+    return child(CHILD, root, which)
 
 
 def main() -> None:

@@ -309,13 +309,17 @@ def synthetic():
         "inst_std_line": [0.0, 0.05],
         "noise_ratio_quantiles": [[0.0, 0.02], [1.0, 0.1]],
     }
+    p, out, res = _production_trace_analysed(d, 3)
+    return p, out["truth_jobs"], res
+
+
+def _production_trace_analysed(d: dict, seed: int) -> tuple[synth.SynthParams, dict, dict]:
+    """A synthetic trace of the parameters ``d`` (with truth), mapped, its dominant jobs found and analysed (§5.2)."""
     p = synth.SynthParams.from_dict(d)
-    out = synth.generate(p, 3, truth=True)
+    out = synth.generate(p, seed, truth=True)
     _, job_windows, _ = mapreduce.map_task_usage(out["task_usage"], 4, np.array([], dtype=np.int64))
-    truth = out["truth_jobs"]
-    dominant = jobs.dominant_jobs(job_windows, truth.select("job_id", "class", "priority"), p.windows)
-    res = pe.analyse(dominant, job_windows, p.windows)
-    return p, truth, res
+    dominant = jobs.dominant_jobs(job_windows, out["truth_jobs"].select("job_id", "class", "priority"), p.windows)
+    return p, out, pe.analyse(dominant, job_windows, p.windows)
 
 
 def _above_the_floor(c: pl.DataFrame, at_least: int = 20) -> pl.DataFrame:
@@ -436,13 +440,8 @@ def test_all_zero_tasks_follow_their_production_job():
         "all_zero_task_share": 0.3,
         "noise_ratio_quantiles": [[0.0, 0.03], [1.0, 0.08]],
     }
-    p = synth.SynthParams.from_dict(d)
-    out = synth.generate(p, 5, truth=True)
-    _, job_windows, _ = mapreduce.map_task_usage(out["task_usage"], 4, np.array([], dtype=np.int64))
-    truth = out["truth_jobs"]
-    dominant = jobs.dominant_jobs(job_windows, truth.select("job_id", "class", "priority"), p.windows)
-    res = pe.analyse(dominant, job_windows, p.windows)
-    c = _above_the_floor(res["components"].join(truth, on="job_id", suffix="_true"), at_least=8)
+    _, out, res = _production_trace_analysed(d, 5)
+    c = _above_the_floor(res["components"].join(out["truth_jobs"], on="job_id", suffix="_true"), at_least=8)
     zero_jobs = out["truth_tasks"].filter("all_zero").select("job_id").unique()
     c = c.join(zero_jobs, on="job_id")
     assert c.height >= 5, c.height
