@@ -166,10 +166,17 @@ def test_job_table_of_scanned_shards_equals_that_of_the_concatenation(tmp_path_f
     paths = [d / f"{i}.parquet" for i in range(3)]
     for i, p in enumerate(paths):
         pieces.gather_every(3, offset=i).write_parquet(p)
-    whole = pl.concat([pl.read_parquet(p) for p in paths])
-    assert jobs.job_table(pl.scan_parquet(paths)).equals(jobs.job_table(whole))
-    assert jobs.job_lifetimes(pl.DataFrame(schema={"job_id": pl.Int64, "submit_us": pl.Int64, "schedule_us": pl.Int64,
-                                                   "end_us": pl.Int64, "end_event": pl.Int64}).lazy(), 10).height == 0
+    table = jobs.job_table(pl.scan_parquet(paths))
+    by_hand = {}
+    for job, task, priority, first, last in rows:  # the earliest event's priority, distinct tasks, first, last
+        b = by_hand.setdefault(job, {"first": (first, priority), "tasks": set(), "last": last})
+        b["first"], b["last"] = min(b["first"], (first, priority)), max(b["last"], last)
+        b["tasks"].add(task)
+    assert table["job_id"].to_list() == sorted(by_hand)
+    for r in table.iter_rows(named=True):
+        b = by_hand[r["job_id"]]
+        assert (r["first_task_event_us"], r["priority"]) == b["first"]
+        assert (r["n_tasks"], r["last_task_event_us"]) == (len(b["tasks"]), b["last"])
 
 
 def test_duration_table_by_hand():

@@ -241,11 +241,12 @@ def test_sharded_bucketed_path_equals_direct(tmp_path):
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.lists(st.tuples(st.integers(0, 30), st.integers(0, 5)), min_size=0, max_size=120, unique=True),
+@given(st.lists(st.tuples(st.one_of(st.none(), st.integers(0, 30)), st.integers(0, 5)), min_size=0, max_size=120,
+                unique=True),
        st.integers(1, 4), st.integers(1, 50))
 def test_write_sorted_in_passes_is_the_whole_sort(tmp_path_factory, keys, files, rows_per_pass):
     """io.write_sorted (collect_tasks: one row per task) sorts a range of the first key per pass: the file is the
-    sort of every file's rows whatever the passes, and the same bytes when written again."""
+    sort of every file's rows (nulls first) whatever the passes, and the same bytes when written again."""
     from colocate import io
 
     d = tmp_path_factory.mktemp("sorted")
@@ -287,3 +288,17 @@ def test_write_sorted_bounds_a_pass_and_leaves_nothing_on_failure(tmp_path, monk
     with pytest.raises(Exception):
         io.write_sorted([tmp_path / "bad.parquet"], tmp_path / "bad-out.parquet", ["job_id"])
     assert not list(tmp_path.glob("bad-out*"))
+    # a pass that fails after others were written leaves neither the file nor its temporary
+    calls = []
+    to_arrow = pl.DataFrame.to_arrow
+
+    def third_fails(self, *a, **k):
+        calls.append(self.height)
+        if len(calls) == 4:  # the schema, then passes 1 and 2 are written, pass 3 fails
+            raise OSError("disk full")
+        return to_arrow(self, *a, **k)
+
+    monkeypatch.setattr(pl.DataFrame, "to_arrow", third_fails)
+    with pytest.raises(OSError, match="disk full"):
+        io.write_sorted([tmp_path / "a.parquet"], tmp_path / "late.parquet", ["job_id"], rows_per_pass=100)
+    assert len(calls) == 4 and not list(tmp_path.glob("late*"))

@@ -74,7 +74,7 @@ def write_sorted(paths: Sequence[str | Path], path: str | Path, by: Sequence[str
                     part = scan.filter(key >= lo)
                 else:
                     part = scan.filter((key >= lo) & (key < hi))
-                table = part.collect().sort(by, nulls_last=False)
+                table = part.collect().sort(by, nulls_last=False, maintain_order=True)
                 rows += table.height
                 writer.write_table(table.to_arrow(), row_group_size=ROW_GROUP_ROWS)
         finally:

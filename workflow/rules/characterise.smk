@@ -391,7 +391,7 @@ rule unuvar_aggregates:
     resources:
         # machines' windows counted a bucket at a time (~3 × a bucket's series, plus one byte per machine and
         # window: 100 MB for the whole trace), then one machine's records at a time; the matrices are mapped
-        # and only the drawn rows are read (the 2-shard slice: 232 MB peak)
+        # and only the drawn rows are read (the 2-shard slice: 160–232 MB peak)
         mem_mb=lambda wc, input: int(300 + 3 * size_mb(input.series) / max(len(BUCKETS), 1) + 12_583 * RENDERED_WINDOWS / 2**20),
         runtime=60,
     conda:

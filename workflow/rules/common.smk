@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 import jsonschema
+from snakemake.iocontainers import InputFiles as _InputFiles
 import yaml
 
 from colocate import trace as _trace
@@ -203,8 +204,10 @@ def trace_file(table, stem):
 
 
 def size_mb(files):
-    """MB on disk of the input files that exist (resources are evaluated once the inputs are there)."""
-    return sum(Path(f).stat().st_size for f in ([files] if isinstance(files, str) else files) if Path(f).exists()) / 2**20
+    """MB of some of a job's input files (one or a list), as ``input.size_mb`` measures all of them: through
+    Snakemake's storage-aware sizes, so a remote (S3) input counts too, and a missing one leaves the resource to be
+    decided once it exists."""
+    return _InputFiles(toclone=[files] if isinstance(files, str) else files).size / 2**20
 
 
 # `rule all` and results/summary.md are built from what each stage registers, with the trace

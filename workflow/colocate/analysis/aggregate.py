@@ -63,7 +63,8 @@ def machine_concurrency(series: pl.LazyFrame | pl.DataFrame | Sequence[pl.LazyFr
 
 def _machine_concurrency_by_part(parts: Sequence[pl.LazyFrame]) -> pl.DataFrame:
     """:func:`machine_concurrency` of the parts together, one part in memory at a time (same table)."""
-    pairs = [p.filter(pl.col("machine_id").is_not_null()).select("machine_id", _window()) for p in parts]
+    pairs = [p.filter(pl.col("machine_id").is_not_null() & pl.col("start_time").is_not_null()).select("machine_id", _window())
+             for p in parts]
     bounds = pl.concat([p.select(pl.col("machine_id").unique().implode(), pl.col("window").min().alias("lo"),
                                  pl.col("window").max().alias("hi")).collect() for p in pairs])
     machines = np.unique(np.concatenate([np.asarray(m, dtype=np.int64) for m in bounds["machine_id"].to_list()] or [[]]))

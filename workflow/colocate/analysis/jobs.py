@@ -92,14 +92,14 @@ def combine_job_pieces(pieces: pl.DataFrame | pl.LazyFrame) -> pl.DataFrame:
 def job_table(task_pieces: pl.DataFrame | pl.LazyFrame) -> pl.DataFrame:
     """Jobs from task_events pieces (:func:`colocate.prep.mapreduce.map_task_events`): priority, class, tasks.
 
-    A job's priority is its earliest task event's (job_events carry none);
+    A job's priority is its earliest task event's (job_events carry none; of simultaneous ones, the lowest);
     ``n_tasks`` counts distinct task indices. A LazyFrame (``pl.scan_parquet`` of every shard's pieces) is
     aggregated by polars' streaming engine, so memory grows with the jobs rather than with the pieces.
     """
     return (
         task_pieces.lazy().group_by("job_id")
         .agg(
-            pl.col("priority").sort_by("first_time").first(),
+            pl.col("priority").sort_by("first_time", "priority").first(),  # ties: the lowest, whatever the engine
             pl.col("task_index").n_unique().cast(pl.Int32).alias("n_tasks"),
             pl.col("first_time").min().alias("first_task_event_us"),
             pl.col("last_event").max().alias("last_task_event_us"),

@@ -45,7 +45,7 @@ class _TaskSets(NamedTuple):
     n_kept: np.ndarray  # kept records of each task
     fit: np.ndarray  # Janus §3.3's lines are solved over these: long (>= 24 records), not failing, not all-zero
     match: np.ndarray  # CV and skewness are matched for these: >= 12 records, not all-zero
-    patterned: np.ndarray  # production tasks (not all-zero): their job's patterns and noise, off Janus's lines
+    patterned: np.ndarray  # production tasks, all-zero ones too (zero inst): their job's patterns and noise, off Janus's lines
 
 
 def usage_records(p: SynthParams, m: Model, rng: np.random.Generator) -> pl.DataFrame:
