@@ -196,7 +196,8 @@ REALIZATION_PARAMS = {"n_realizations": 500, "seed": 7, "chunk_tasks": 1024}
 
 def realization_outputs(tmp_path):
     (tmp_path / "realizations").mkdir()  # Snakemake makes the output directory
-    return {k: tmp_path / f"realizations/{k}.{'parquet' if k == 'tasks' else 'npy'}" for k in ("inst", "avg", "tasks")}
+    out = {k: tmp_path / f"realizations/{k}.{'parquet' if k == 'tasks' else 'npy'}" for k in ("inst", "avg", "tasks")}
+    return out | {"summary": tmp_path / "realizations/summary.csv"}
 
 
 def test_realizations_sample_draws_only_each_tasks_own_values(tmp_path):
@@ -222,6 +223,15 @@ def test_realizations_sample_draws_only_each_tasks_own_values(tmp_path):
         i, a, n = values[(row["job_id"], row["task_index"])]
         assert row["n_records"] == n
         assert (inst[row["row"]] == np.float32(i)).all() and (avg[row["row"]] == np.float32(a)).all()
+    # the summary states N as drawn beside the paper's 100,000 (a count of the trace: not compared)
+    (row,) = pl.read_csv(out["summary"]).iter_rows(named=True)
+    assert (row["paper"], str(row["ours"]), row["scale_dependent"], row["within"]) == ("100,000", "2", True, None)
+    assert "realizations.n_tasks = 2;" in row["note"] and "R = 500" in row["note"]
+    # asked for more than the trace holds: every long task, and the summary says so
+    rulescript.call(script, inputs={"long": tmp_path / "long.parquet", "series": [tmp_path / "series.parquet"]},
+                    outputs=out, params=REALIZATION_PARAMS | {"n_tasks": 5}, log=tmp_path / "rz.log")
+    (row,) = pl.read_csv(out["summary"]).iter_rows(named=True)
+    assert str(row["ours"]) == "3" and "realizations.n_tasks = 5; the trace has only 3 long tasks" in row["note"]
 
 
 def test_realizations_sample_passes_a_status_input_on(tmp_path):

@@ -1,6 +1,7 @@
 # N long tasks × R realizations of inst and avg usage (Janus & Rzadca §3.1), memory-mapped float32.
 
 TARGETS.append((("task_events", "task_usage"), [f"{RESULTS}/realizations/tasks.parquet"]))
+SUMMARY_PARTS.append((("task_events", "task_usage"), f"{RESULTS}/summary/realizations.csv"))
 
 
 rule sample_realizations:
@@ -11,12 +12,13 @@ rule sample_realizations:
         inst=f"{RESULTS}/realizations/inst.npy",
         avg=f"{RESULTS}/realizations/avg.npy",
         tasks=f"{RESULTS}/realizations/tasks.parquet",
+        summary=f"{RESULTS}/summary/realizations.csv",
     params:
         n_tasks=config["realizations"]["n_tasks"],
         n_realizations=config["realizations"]["n_realizations"],
         seed=config["realizations"]["seed"],
         chunk_tasks=config["realizations"]["chunk_tasks"],
-        code=code_digest("insufficient", "prep.realizations", "io"),
+        code=code_digest("insufficient", "prep.realizations", "io", "report.summary"),
     log:
         f"{RESULTS}/logs/sample_realizations.log",
     benchmark:

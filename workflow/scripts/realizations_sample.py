@@ -30,6 +30,7 @@ def main(inputs, outputs, params, log):
             log.info("%s: %d/%d tasks", name, start + block.shape[0], chosen.height)
         out.flush()
     io.write_parquet(chosen.with_row_index("row").with_columns(n_records=np.diff(offsets)), outputs.tasks)
+    rz.realizations_summary(chosen.height, p.n_tasks, p.n_realizations).write_csv(outputs.summary)
 
 
 if __name__ == "__main__":
