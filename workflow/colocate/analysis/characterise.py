@@ -545,10 +545,12 @@ def normality_table(samples: pl.DataFrame, alpha: float = 0.05) -> pl.DataFrame:
 
     agg = (
         samples.group_by("N")
-        .agg(pl.len().alias("samples"), (pl.col("ad_pvalue") < alpha).sum().alias("rejected"),
-             pl.col("mu_j").mean().alias("mean_total"))
+        .agg(pl.len().alias("samples"), (pl.col("ad_pvalue") < alpha).sum().alias("rejected"), pl.col("mu_j"))
         .sort("N")
     )
+    # numpy's mean in the rows' order: polars' group-by mean differed in the last bit between two calls on the
+    # same frame (issue 13's determinism: same config, same bytes)
+    agg = agg.with_columns(pl.Series("mean_total", [float(np.mean(v.to_numpy())) for v in agg["mu_j"]])).drop("mu_j")
     lo, hi = proportion_confint(agg["rejected"].to_numpy(), agg["samples"].to_numpy(), alpha=0.05, method="wilson")
     return agg.select(
         "N", "samples", (pl.col("rejected") / pl.col("samples")).alias("ad_rejection"),
