@@ -732,3 +732,16 @@ def test_janus_summary_rows_carry_their_comparison():
     assert r["Fig 3: avg std-vs-mean intercept"]["tolerance"] == "×1.5"  # the default: no reason for another
     at_paper_r = {row[0]: row[4] for row in ch.janus_summary(fig1, fig2, lines, s34, shares, table1, fig6, n_realizations=10000)}
     assert at_paper_r["Table 1: A-D rejection rate, N = 50"].cause == ""  # R is the paper's: no known cause
+
+
+def test_machine_concurrency_by_bucket_on_the_real_sample():
+    """The real task_usage sample (10,000 records on 7,084 machines): by bucket-like parts, the same table."""
+    from colocate import trace
+    from wfutil import SAMPLE
+
+    (path,) = sorted((SAMPLE / "task_usage").glob("*.csv.gz"))[:1]
+    usage = trace.read_table(path, "task_usage", ["machine_id", "start_time"])
+    whole = aggregate.machine_concurrency(usage.lazy())
+    assert whole.height > 7000 and whole["records"].sum() == usage.height
+    parts = [usage.gather_every(4, offset=i).lazy() for i in range(4)]
+    assert aggregate.machine_concurrency(parts).equals(whole)
