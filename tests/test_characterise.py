@@ -659,14 +659,74 @@ def test_colocated_sets_sum_the_drawn_rows():
         aggregate.colocated_sets(x, [4], 10, 1, np.random.default_rng(0))
 
 
+def test_task_records_and_set_aggregate_by_hand():
+    series = _machine_series()
+    records, lo, hi = aggregate.task_records(series.lazy())
+    assert (lo, hi) == (0, 19)
+    assert records.rows() == [(1, 0, 10), (1, 1, 10), (1, 2, 8), (2, 0, 20)]
+    split = [series.gather_every(3, offset=i).lazy() for i in range(3)]
+    assert aggregate.task_records(split)[0].equals(records)
+    drawn = pl.DataFrame({"job_id": [1, 2], "task_index": [2, 0]})
+    a = aggregate.set_aggregate(split, drawn, "avg", lo, hi, 20)
+    assert a["window"].to_list() == list(range(20))
+    # task (1, 2) gives 0.3 in windows 0–9 but 4–5, task (2, 0) 0.5 in 0–19
+    assert a["usage"].to_list() == pytest.approx([0.8] * 4 + [0.5] * 2 + [0.8] * 4 + [0.5] * 10)
+    assert a["n_tasks"].to_list() == [2] * 4 + [1] * 2 + [2] * 4 + [1] * 10
+    assert a["time_days"][1] == pytest.approx(300 / 86_400)
+    assert aggregate.set_aggregate(series, drawn, "avg", lo, hi, 5)["window"].to_list() == [0, 5, 10, 14, 19]
+
+
+@pytest.mark.parametrize(("jobs", "tasks_per_job", "n", "cap"), [(10, 5, 9.5, 1), (10, 5, 10, 1), (10, 5, 10.5, 2), (4, 6, 13, 4)])
+def test_trace_set_cap_is_the_smallest_that_reaches_n(jobs, tasks_per_job, n, cap):
+    """Every task runs the whole span: k tasks per job give k·jobs running, so the cap is ⌈n / jobs⌉ and the set has ⌈n⌉ tasks."""
+    records = pl.DataFrame({"job_id": np.repeat(np.arange(jobs), tasks_per_job), "task_index": np.tile(np.arange(tasks_per_job), jobs),
+                            "records": 50})
+    drawn, used = aggregate.draw_trace_set(records, n, 50, np.random.default_rng(1))
+    assert used == cap and drawn.height == math.ceil(n)
+    assert drawn.group_by("job_id").len()["len"].max() <= cap
+    fixed, used = aggregate.draw_trace_set(records, n, 50, np.random.default_rng(1), job_cap=tasks_per_job)
+    assert used == tasks_per_job and fixed.height == math.ceil(n)
+    with pytest.raises(ValueError, match="fewer than"):
+        aggregate.draw_trace_set(records, jobs * tasks_per_job + 1, 50, np.random.default_rng(1))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 8), st.integers(1, 40)), min_size=1, max_size=60), st.floats(0.1, 1.0),
+       st.integers(0, 2**32 - 1))
+def test_trace_set_reaches_n_without_a_spare_task(tasks_, share, seed):
+    """Σ records of the set ≥ n · windows, and less without its largest task (the last one drawn was needed);
+    no job gives more than the cap; the cap is at most the largest job's task count."""
+    records = (pl.DataFrame({"job_id": [j for j, _ in tasks_], "records": [r for _, r in tasks_]})
+               .with_columns(task_index=pl.int_range(pl.len()).over("job_id")).select("job_id", "task_index", "records")
+               .sort("job_id", "task_index"))
+    windows = 40
+    n = max(share * records["records"].sum() / windows, 0.01)
+    drawn, cap = aggregate.draw_trace_set(records, n, windows, np.random.default_rng(seed))
+    total = drawn["records"].sum()
+    assert total >= n * windows > total - drawn["records"].max()
+    assert drawn.group_by("job_id").len()["len"].max() <= cap <= records.group_by("job_id").len()["len"].max()
+    assert drawn.is_unique().all() and drawn.join(records, on=drawn.columns, how="anti").height == 0
+    again, _ = aggregate.draw_trace_set(records, n, windows, np.random.default_rng(seed))
+    assert again.equals(drawn)  # seeded: the same set
+
+
 def test_build_aggregates_says_which_source():
     x = np.random.default_rng(0).random((20, 30)).astype(np.float32)
     series = _machine_series().lazy()
-    aggs, src = aggregate.build_aggregates(series, x, [3, 15], "auto", 0.25, 8, "avg", np.random.default_rng(0))
-    assert src["source"].to_list() == ["machines", "realizations"]
-    assert src["machine_id"].to_list() == [1, None]
+    aggs, src = aggregate.build_aggregates(series, x, [3, 2, 15], "auto", 0.25, 8, "avg", np.random.default_rng(0))
+    # 3: machine 1 (2.8 running); 2: no machine left, the four tasks run 48 / 20 = 2.4 at a time; 15: too many
+    assert src["source"].to_list() == ["machines", "trace", "realizations"]
+    assert src["machine_id"].to_list() == [1, None, None]
+    assert src["note"][2].startswith("no set of the trace's tasks") and src["note"][:2].is_null().all()
+    # ranks 0 and 1 give job 2 (20 records) and two of job 1's (≤ 20): below 2 × 20, so all three of job 1
+    assert src["job_cap"][1] == 3 and src["tasks"][1] == 4 and src["jobs"][1] == 2
     assert aggs.filter(pl.col("size") == 3)["machine_id"].unique().to_list() == [1]
-    assert aggs.group_by("size").len().sort("size")["len"].to_list() == [8, 8]
+    assert aggs.filter(pl.col("size") == 2)["time_days"].is_not_null().all()
+    assert aggs.group_by("size").len().sort("size")["len"].to_list() == [8, 8, 8]
+    with pytest.raises(ValueError, match="source trace, 15 tasks"):
+        aggregate.build_aggregates(series, x, [15], "trace", 0.25, 8, "avg", np.random.default_rng(0))
+    with pytest.raises(ValueError, match="fewer than observations=21"):
+        aggregate.build_aggregates(series, x, [2], "trace", 0.25, 21, "avg", np.random.default_rng(0))
     with pytest.raises(ValueError, match="no machine hosts about 15"):
         aggregate.build_aggregates(series, x, [15], "machines", 0.25, 8, "avg", np.random.default_rng(0))
     aggs, src = aggregate.build_aggregates(None, x, [3], "realizations", 0.25, 8, "avg", np.random.default_rng(0))

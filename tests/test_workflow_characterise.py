@@ -71,7 +71,7 @@ def test_characterisation_outputs(tiny_run):
     assert lines["kind"].to_list() == ["inst", "avg"]
     sources = pl.read_csv(tiny_run / "results/synthetic-tiny/tables/unuvar_aggregates.csv")
     assert sources["size"].to_list() == [18, 49, 88, 154]
-    assert set(sources["source"]) <= {"machines", "realizations"}
+    assert set(sources["source"]) <= {"machines", "trace", "realizations"}
     aggs = pl.read_parquet(tiny_run / "results/synthetic-tiny/characterise/unuvar_aggregates.parquet")
     peaks = aggs.group_by("size").agg(pl.col("utilisation").max())["utilisation"].to_numpy()
     assert np.allclose(peaks, 0.9)
@@ -294,6 +294,8 @@ def test_unuvar_figures_show_the_fits(tiny_run):
         assert any(tail in t for t in legend_texts(hist))
         observed = next(line for line in series.lines if line.get_label() == "observed")
         np.testing.assert_allclose(observed.get_ydata(), u)
+        if f["source"] in ("machines", "trace"):  # at the windows' times in the trace
+            np.testing.assert_allclose(observed.get_xdata(), aggs.filter(pl.col("size") == f["size"])["time_days"].to_numpy())
     plt.close(fig)
 
     table = pl.read_csv(r / "tables/unuvar_gaussian_vs_beta_sweep.csv")

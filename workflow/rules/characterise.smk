@@ -378,6 +378,7 @@ rule unuvar_aggregates:
         sizes=CH_SIZES["unuvar.sizes"],
         source=CH_UNUVAR["source"],
         tolerance=CH_UNUVAR["machine_tolerance"],
+        job_cap=CH_UNUVAR["job_cap"],
         usage=CH_UNUVAR["usage"],
         observations=CH_OBSERVATIONS,
         peak=CH_UNUVAR["peak"],
@@ -390,7 +391,8 @@ rule unuvar_aggregates:
     threads: 1
     resources:
         # machines' windows counted a bucket at a time (~3 × a bucket's series, plus one byte per machine and
-        # window: 100 MB for the whole trace), then one machine's records at a time; the matrices are mapped
+        # window: 100 MB for the whole trace), then one machine's records or one set's (a semi-join per bucket)
+        # at a time; per long task one row of record counts; the matrices are mapped
         # and only the drawn rows are read (the 2-shard slice: 160–232 MB peak)
         mem_mb=lambda wc, input: int(300 + 3 * size_mb(input.series) / max(len(BUCKETS), 1) + 12_583 * RENDERED_WINDOWS / 2**20),
         runtime=60,

@@ -8,11 +8,16 @@ normalise the sum so that its maximum over the period is 90% utilisation
 * **machines** — :func:`machine_concurrency`, :func:`choose_machines`,
   :func:`machine_aggregate`: the trace's machine IDs; per 5-minute window,
   the sum over the records of the tasks on the machine.
-* **realizations** — :func:`colocated_sets`: where no machine hosts that many
-  concurrent long tasks (at the ``default`` scale the synthetic trace's machines
-  carry the real density, 10.65 running tasks, of which about 5 are long),
-  sets of n tasks drawn at random from the realization matrix (Janus & Rzadca
-  §3.1), observation r being the sum of the tasks' r-th realizations.
+* **trace** — :func:`draw_trace_set`, :func:`set_aggregate`: where no machine
+  hosts that many concurrent long tasks (at the ``default`` scale the synthetic
+  trace's machines carry the real density, 10.65 running tasks, of which about
+  5 are long), §IV-D's "randomly, on average, … 154 tasks over 29 days": long
+  tasks drawn at random until n run on average, summed per 5-minute window at
+  their own times in the trace (their shared daily load and their arrivals and
+  departures included).
+* **realizations** — :func:`colocated_sets`: sets of n tasks drawn at random from
+  the realization matrix (Janus & Rzadca §3.1), observation r being the sum of
+  the tasks' r-th realizations (independent draws: no time structure).
 
 :func:`normalise_to_peak` applies the paper's 90% normalisation.
 """
@@ -140,19 +145,105 @@ def machine_aggregate(
     )
     if per.height == 0:
         raise ValueError(f"machine {machine_id} has no records")
-    lo, hi = int(per["window"].min()), int(per["window"].max())
+    return _observed(per, int(per["window"].min()), int(per["window"].max()), observations)
+
+
+def _observed(per: pl.DataFrame, lo: int, hi: int, observations: int) -> pl.DataFrame:
+    """Per-window totals ``per`` (window, n_tasks, usage) over windows lo..hi, gaps as zero, at ``observations`` evenly spaced windows."""
     full = pl.DataFrame({"window": np.arange(lo, hi + 1, dtype=np.int64)}).join(per, on="window", how="left").fill_null(0)
     if observations > full.height:
-        raise ValueError(f"observations={observations} is more than the machine's {full.height} windows")
+        raise ValueError(f"observations={observations} is more than the {full.height} windows spanned")
     pick = np.unique(np.linspace(0, full.height - 1, int(observations)).round().astype(np.int64))
-    out = full[pick]
-    return out.select(
+    return full[pick].select(
         pl.int_range(pl.len(), dtype=pl.Int64).alias("observation"),
         "window",
         (pl.col("window") * (WINDOW_US / 86_400e6)).alias("time_days"),
         pl.col("n_tasks").cast(pl.Int64),
         pl.col("usage").cast(pl.Float64),
     )
+
+
+def _parts(series: pl.LazyFrame | pl.DataFrame | Sequence[pl.LazyFrame]) -> list[pl.LazyFrame]:
+    return [p.lazy() for p in series] if isinstance(series, Sequence) else [series.lazy()]
+
+
+def task_records(series: pl.LazyFrame | pl.DataFrame | Sequence[pl.LazyFrame]) -> tuple[pl.DataFrame, int, int]:
+    """Per long task, its number of 5-minute records; and the first and last window of the whole series.
+
+    Returns ``(records, lo, hi)``, ``records`` sorted by ``job_id, task_index``.
+    A task's records are its windows alive, so a set's mean number of running
+    tasks over the span is Σ records / (hi − lo + 1). Read part by part (one scan per bucket).
+    """
+    per = [p.select("job_id", "task_index", _window())
+           .group_by("job_id", "task_index")
+           .agg(pl.len().alias("records"), pl.col("window").min().alias("lo"), pl.col("window").max().alias("hi"))
+           .collect(engine="streaming") for p in _parts(series)]
+    t = pl.concat(per).group_by("job_id", "task_index").agg(pl.col("records").sum(), pl.col("lo").min(), pl.col("hi").max())
+    if t.height == 0:
+        return t.select("job_id", "task_index", "records"), 0, -1
+    return t.sort("job_id", "task_index").select("job_id", "task_index", "records"), int(t["lo"].min()), int(t["hi"].max())
+
+
+def draw_trace_set(
+    records: pl.DataFrame, n: float, windows: int, rng: np.random.Generator, job_cap: int | None = None
+) -> tuple[pl.DataFrame, int]:
+    """Unuvar §IV-D's sample: long tasks drawn at random until on average ``n`` of them run over ``windows``.
+
+    Tasks are taken in a random order until Σ records ≥ n · windows. A job
+    contributes at most ``job_cap`` tasks; with ``None``, the smallest cap for
+    which the capped tasks can reach n (1 where the trace holds enough jobs).
+    Why a cap: a random 154 running tasks of the real trace come from 87
+    distinct jobs (task_events part 0 at the trace start: 132,982 tasks of
+    3,976 jobs); at the default scale ~20–40 large jobs are alive, so an
+    uncapped draw follows a few jobs' arrivals and the total's tail is heavy
+    (README, "Where the synthetic trace differs").
+    Returns ``(tasks, cap)``: the drawn ``job_id, task_index, records``, and the cap used.
+    Raises ValueError if all the tasks together run fewer than n on average.
+    """
+    if not n > 0 or windows < 1:
+        raise ValueError(f"need n > 0 and windows ≥ 1, got {n}, {windows}")
+    if job_cap is not None and job_cap < 1:
+        raise ValueError(f"job_cap must be ≥ 1, got {job_cap}")
+    need = n * windows
+    counts = records["records"].to_numpy().astype(np.int64)
+    if counts.sum() < need:
+        raise ValueError(f"the long tasks run {counts.sum() / windows:.1f} at a time on average, fewer than {n:g}")
+    # a random rank of each task within its job (records sorted by job)
+    jobs = records["job_id"].to_numpy()
+    key = rng.random(records.height)
+    order = np.lexsort((key, jobs))
+    starts = np.r_[0, np.flatnonzero(np.diff(jobs[order])) + 1]
+    sizes = np.diff(np.r_[starts, order.size])
+    rank = np.empty(order.size, dtype=np.int64)
+    rank[order] = np.arange(order.size) - np.repeat(starts, sizes)
+    if job_cap is None:
+        alive_by_rank = np.bincount(rank, weights=counts)  # Σ records of the tasks of each rank
+        job_cap = int(np.searchsorted(np.cumsum(alive_by_rank), need) + 1)
+    pool = np.flatnonzero(rank < job_cap)
+    if counts[pool].sum() < need:
+        raise ValueError(f"with at most {job_cap} tasks per job, the long tasks run fewer than {n:g} on average")
+    pool = pool[rng.permutation(pool.size)]
+    take = int(np.searchsorted(np.cumsum(counts[pool]), need) + 1)
+    return records[np.sort(pool[:take])], job_cap
+
+
+def set_aggregate(
+    series: pl.LazyFrame | pl.DataFrame | Sequence[pl.LazyFrame], tasks: pl.DataFrame, column: str, lo: int, hi: int,
+    observations: int,
+) -> pl.DataFrame:
+    """Total ``column`` usage of ``tasks`` (job_id, task_index) per 5-minute window at their own times (Unuvar §IV-D).
+
+    Over windows lo..hi (a window without a record of the set counts as zero), at
+    ``observations`` evenly spaced windows. Returns ``observation``, ``window``,
+    ``time_days``, ``n_tasks`` (of the set running) and ``usage``.
+    """
+    keys = tasks.select(pl.col("job_id").cast(pl.Int64), pl.col("task_index").cast(pl.Int64)).lazy()
+    per = pl.concat([
+        p.join(keys, on=["job_id", "task_index"], how="semi").select(_window(), pl.col(column).cast(pl.Float64))
+        .group_by("window").agg(pl.len().alias("n_tasks"), pl.col(column).sum().alias("usage"))
+        .collect(engine="streaming") for p in _parts(series)
+    ]).group_by("window").agg(pl.col("n_tasks").sum(), pl.col("usage").sum())
+    return _observed(per, lo, hi, observations)
 
 
 def colocated_sets(
@@ -212,6 +303,9 @@ def utilisation(aggregates: pl.DataFrame, by: Sequence[str], peak: float = 0.9) 
 
 AGGREGATE_SCHEMA = {"size": pl.Int64, "rep": pl.Int64, "source": pl.String, "machine_id": pl.Int64,
                     "observation": pl.Int64, "time_days": pl.Float64, "n_tasks": pl.Int64, "usage": pl.Float64}
+SOURCES_SCHEMA = {"size": pl.Int64, "source": pl.String, "machine_id": pl.Int64, "mean_tasks": pl.Float64,
+                  "tasks": pl.Int64, "jobs": pl.Int64, "job_cap": pl.Int64, "note": pl.String}
+SOURCES = ("auto", "machines", "trace", "realizations")
 
 
 def build_aggregates(
@@ -223,42 +317,62 @@ def build_aggregates(
     observations: int,
     column: str,
     rng: np.random.Generator,
+    job_cap: int | None = None,
 ) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """Unuvar §IV-B's aggregates, one per size: from a machine (``source`` "machines" or "auto") or from realizations.
+    """Unuvar §IV-B's aggregates, one per size: from a machine, a set of the trace's tasks, or realizations.
 
-    With "auto", a size uses the machine of :func:`choose_machines` if one is
-    within ``tolerance``, else a random set of that many tasks from ``matrix``;
-    with "machines", a size without such a machine is a ``ValueError``.
-    Returns ``(aggregates, sources)``: ``aggregates`` in
-    :data:`AGGREGATE_SCHEMA` (``time_days`` null for realizations), and per
-    size the ``source``, ``machine_id`` and mean number of tasks used.
+    ``source`` "machines": the machine of :func:`choose_machines` (within
+    ``tolerance``), else a ``ValueError``; "trace": :func:`draw_trace_set`
+    (``job_cap``) summed by :func:`set_aggregate`; "realizations":
+    :func:`colocated_sets`; "auto": the first of these three that the trace can
+    give (a machine; else a set, if the long tasks run n at a time on average
+    over at least ``observations`` windows; else realizations, with the reason in ``note``).
+    Returns ``(aggregates, sources)``: ``aggregates`` in :data:`AGGREGATE_SCHEMA`
+    (``time_days`` null for realizations), and per size the source, machine,
+    mean number of tasks running at the observations, tasks and distinct jobs
+    drawn, the cap per job and a note (:data:`SOURCES_SCHEMA`).
     """
-    if source not in ("auto", "machines", "realizations"):
-        raise ValueError(f"source must be auto, machines or realizations, got {source!r}")
-    chosen = pl.DataFrame({"size": [int(n) for n in sizes]}, schema={"size": pl.Int64}).with_columns(
-        pl.lit(None, pl.Int64).alias("machine_id"), pl.lit(None, pl.Float64).alias("mean_tasks")
-    )
-    if source != "realizations":
-        if series is None:
-            raise ValueError("source machines/auto needs the series records")
+    if source not in SOURCES:
+        raise ValueError(f"source must be one of {', '.join(SOURCES)}, got {source!r}")
+    if source != "realizations" and series is None:
+        raise ValueError(f"source {source} needs the series records")
+    machine = dict.fromkeys((int(n) for n in sizes))
+    if source in ("auto", "machines"):
         chosen = choose_machines(machine_concurrency(series), sizes, tolerance, observations)
-        if isinstance(series, Sequence):  # parts (one scan per bucket): one machine's records are read at a time
-            series = pl.concat(list(series), how="vertical")
+        machine = dict(zip(chosen["size"].to_list(), chosen["machine_id"].to_list()))
+    records = lo = hi = None
+    if source in ("auto", "trace") and any(machine[int(n)] is None for n in sizes):
+        records, lo, hi = task_records(series)
     frames, used = [], []
-    for row in chosen.iter_rows(named=True):
-        n = row["size"]
-        if row["machine_id"] is not None:
-            a = machine_aggregate(series, row["machine_id"], column, observations)
-            frames.append(a.select(pl.lit(n).alias("size"), pl.lit(0).alias("rep"), pl.lit("machines").alias("source"),
-                                   pl.lit(row["machine_id"]).alias("machine_id"), "observation", "time_days", "n_tasks", "usage"))
-            used.append({"size": n, "source": "machines", "machine_id": row["machine_id"], "mean_tasks": float(a["n_tasks"].mean())})
+    for n in (int(n) for n in sizes):
+        row = {"size": n, "machine_id": machine[n], "tasks": None, "jobs": None, "job_cap": None, "note": None}
+        a = None
+        if machine[n] is not None:
+            m = pl.concat(_parts(series), how="vertical") if isinstance(series, Sequence) else series
+            a = machine_aggregate(m, machine[n], column, observations)
+            row["source"] = "machines"
         elif source == "machines":
             raise ValueError(f"source machines: no machine hosts about {n} concurrent tasks (tolerance {tolerance:g}) "
                              f"over at least {observations} windows")
-        else:
-            a = colocated_sets(matrix, [n], observations, 1, rng)
-            frames.append(a.select("size", "rep", pl.lit("realizations").alias("source"), pl.lit(None).alias("machine_id"),
-                                   "observation", pl.lit(None).alias("time_days"), "n_tasks", "usage"))
-            used.append({"size": n, "source": "realizations", "machine_id": None, "mean_tasks": float(n)})
-    aggs = pl.concat([f.cast(AGGREGATE_SCHEMA) for f in frames])
-    return aggs, pl.DataFrame(used, schema={"size": pl.Int64, "source": pl.String, "machine_id": pl.Int64, "mean_tasks": pl.Float64})
+        elif source in ("auto", "trace"):
+            try:
+                if hi - lo + 1 < observations:
+                    raise ValueError(f"the series spans {hi - lo + 1} windows, fewer than observations={observations}")
+                drawn, cap = draw_trace_set(records, n, hi - lo + 1, rng, job_cap)
+            except ValueError as e:
+                if source == "trace":
+                    raise ValueError(f"source trace, {n} tasks: {e}") from None
+                row["note"] = f"no set of the trace's tasks: {e}"
+            else:
+                a = set_aggregate(series, drawn, column, lo, hi, observations)
+                row.update(source="trace", tasks=drawn.height, jobs=drawn["job_id"].n_unique(), job_cap=cap)
+        if a is None:
+            a = colocated_sets(matrix, [n], observations, 1, rng).with_columns(pl.lit(None, pl.Float64).alias("time_days"))
+            row.update(source="realizations", tasks=n)
+        frames.append(a.select(pl.lit(n).alias("size"), pl.lit(0).alias("rep"), pl.lit(row["source"]).alias("source"),
+                               pl.lit(machine[n] if row["source"] == "machines" else None, pl.Int64).alias("machine_id"),
+                               "observation", "time_days", "n_tasks", "usage").cast(AGGREGATE_SCHEMA))
+        if row["source"] != "machines":
+            row["machine_id"] = None
+        used.append({**row, "mean_tasks": float(a["n_tasks"].mean())})
+    return pl.concat(frames), pl.DataFrame(used, schema=SOURCES_SCHEMA)

@@ -234,14 +234,14 @@ def unuvar_beta_fit(
                    title=f"({next(letters)}) histogram and fitted Beta, {what}")
         row[1].title.set_fontsize(9)
         row[1].legend(fontsize=7, loc="upper left")
-        t = g["time_days"].to_numpy() if "time_days" in g.columns and f["source"] == "machines" else g["observation"].to_numpy()
+        t = g["time_days"].to_numpy() if "time_days" in g.columns and f["source"] in ("machines", "trace") else g["observation"].to_numpy()
         row[2].plot(t, u, lw=0.7, color="C0", label="observed")
         lo, hi = dist.ppf([0.05, 0.95])
         row[2].axhspan(lo, hi, color="k", alpha=0.08, label="Beta 5–95%")
         row[2].axhline(dist.mean(), color="k", lw=1, label="Beta mean")
         row[2].axhline(threshold, color="C2", ls="--", lw=1, label=f"threshold {threshold:g}")
         row[2].set(ylim=(0, 1), ylabel="CPU utilisation",
-                   xlabel="days" if f["source"] == "machines" else "observation (realization index)",
+                   xlabel="days since the trace start" if f["source"] in ("machines", "trace") else "observation (realization index)",
                    title=f"({next(letters)}) observed and theoretical utilisation, {what}")
         row[2].title.set_fontsize(9)
         row[2].legend(fontsize=7, loc="lower right", ncols=2)
