@@ -80,6 +80,7 @@ class Job:
     mem_mb: int | None
     inputs: str
     log: str | None = None
+    outputs: str = ""
     threads: int = 1
     insufficient: bool = False  # wrote status outputs (too little data in this slice): its cost is not the analysis's
     seconds: float = 0.0
@@ -180,15 +181,26 @@ def parse_jobs(log_text: str) -> list[Job]:
             current.threads = int(value)
         elif key == "input":
             current.inputs = value
+        elif key == "output":
+            current.outputs = value
         elif key == "resources":
             mem = re.search(r"\bmem_mb=(\d+)", value)
             current.mem_mb = int(mem.group(1)) if mem else None
     return jobs
 
 
+PEAK_LINE = re.compile(r"peak RSS (\d+) MB")
+
+
 def read_benchmark(workdir: Path, job: Job) -> None:
+    """The job's benchmark (wall, CPU, I/O); its peak RSS is the larger of the benchmark's and the one its rule
+    script logged (``colocate.rulescript.peak_rss_mb``: the kernel's high-water mark, which Snakemake's
+    interval sampling misses in a job shorter than a sample)."""
+    logged = 0.0
     if job.log and (workdir / job.log).is_file() and job.log.endswith(".log"):
-        job.insufficient = "insufficient data" in (workdir / job.log).read_text(errors="replace")
+        text = (workdir / job.log).read_text(errors="replace")
+        job.insufficient = "insufficient data" in text
+        logged = max((float(m) for m in PEAK_LINE.findall(text)), default=0.0)
     if job.benchmark is None or not (workdir / job.benchmark).exists():
         return
     with open(workdir / job.benchmark) as fh:
@@ -197,7 +209,7 @@ def read_benchmark(workdir: Path, job: Job) -> None:
     def num(key: str) -> float:
         return float(row[key]) if row.get(key) not in (None, "", "NA", "-") else 0.0
 
-    job.seconds, job.cpu, job.rss = num("s"), num("cpu_time"), num("max_rss")
+    job.seconds, job.cpu, job.rss = num("s"), num("cpu_time"), max(num("max_rss"), logged)
     job.io_in, job.io_out = num("io_in"), num("io_out")
 
 

@@ -1,4 +1,5 @@
-"""bench/paper_scale.py's arithmetic: the Snakemake log it parses, the projection and the critical path.
+"""bench/paper_scale.py's and bench/memory.py's arithmetic: the Snakemake log they parse, the peak they read,
+the projection, the critical path and the memory verdict.
 
 The benchmark itself runs for minutes and is not part of the tests; what it computes from its measurements is.
 """
@@ -16,6 +17,9 @@ _spec = importlib.util.spec_from_file_location("paper_scale", REPO / "bench" / "
 ps = importlib.util.module_from_spec(_spec)
 sys.modules["paper_scale"] = ps  # dataclasses resolve their annotations through it
 _spec.loader.exec_module(ps)
+_spec = importlib.util.spec_from_file_location("bench_memory", REPO / "bench" / "memory.py")
+memory = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(memory)
 
 LOG = """
 [Tue Nov 24 16:39:58 2026]
@@ -44,6 +48,30 @@ def test_parse_jobs_reads_rule_benchmark_memory_and_inputs():
     assert [(j.rule, j.mem_mb) for j in jobs] == [("map_task_usage", 1696), ("summary", 500)]
     assert jobs[0].benchmark == "results/r/benchmarks/map_task_usage/part-00000-of-00008.tsv"
     assert jobs[1].inputs.endswith("realizations/inst.npy")
+    assert jobs[0].outputs == "results/r/map/task_usage/part-00000-of-00008/records.parquet"
+
+
+def test_peak_is_the_larger_of_the_benchmark_and_the_logged_high_water_mark(tmp_path):
+    """Snakemake's benchmark samples RSS at intervals (it read 3 MB for a 0.5 s job); the rule script logs the
+    kernel's VmHWM at exit. A job's peak is the larger, and a job without the log line keeps its benchmark's."""
+    (tmp_path / "b.tsv").write_text("s\th:m:s\tmax_rss\tmax_vms\tmax_uss\tmax_pss\tio_in\tio_out\tmean_load\tcpu_time\n"
+                                    "0.5\t0:00:00\t3.1\t5\t1\t1\t0.1\t0.2\t0\t0.4\n")
+    (tmp_path / "a.log").write_text("2026-11-24 INFO wrote x\n2026-11-24 INFO peak RSS 291 MB\n")
+    job = ps.Job("r", "b.tsv", 500, "", log="a.log")
+    ps.read_benchmark(tmp_path, job)
+    assert (job.seconds, job.rss, job.cpu) == (0.5, 291.0, 0.4)
+    bare = ps.Job("r", "b.tsv", 500, "")
+    ps.read_benchmark(tmp_path, bare)
+    assert bare.rss == 3.1
+
+
+@pytest.mark.parametrize(("declared", "peak", "mapped", "expected"), [
+    (300, 200, 0, "ok"), (400, 200, 0, "ok"), (401, 200, 0, "over"), (199, 200, 0, "under"),
+    # under the peak by no more than the mapped matrices: page cache the kernel can drop
+    (500, 3300, 2900, "mmap"), (399, 3300, 2900, "under"), (0, 100, 0, "under"),
+])
+def test_memory_verdict_by_hand(declared, peak, mapped, expected):
+    assert memory.verdict(declared, peak, mapped) == expected
 
 
 def _rule(name, kind, seconds, rss=200.0, n=1):

@@ -8,6 +8,7 @@ and the tiny scale preset (scales.yaml) where the rule reads config.
 
 from __future__ import annotations
 
+import re
 import shutil
 
 import numpy as np
@@ -311,3 +312,31 @@ def test_colocation_density_on_the_real_sample(tmp_path):
     assert "left out: [7]" in (tmp_path / "density.log").read_text()
     rows = pl.read_csv(part)
     assert rows.filter(pl.col("quantity") == "running tasks per machine, mean")["within"].to_list() == [True]
+
+
+def test_every_rule_script_logs_its_own_peak_rss(tmp_path):
+    """The shim logs the kernel's high-water mark of the script's own address space (bench/memory.py reads it).
+
+    Known answers, each in a fresh interpreter started from this one (as Snakemake starts a script): after
+    allocating 400 MB the peak is at least 380 MB above the bare interpreter's; and a child of a process that
+    holds 500 MB reports its own peak, not its parent's (getrusage's ru_maxrss would survive the exec)."""
+    import subprocess
+    import sys
+
+    code = ("import sys; sys.path.insert(0, {src!r}); import numpy as np; from colocate.rulescript import peak_rss_mb\n"
+            "before = peak_rss_mb(); x = np.ones(int(sys.argv[1]) * 2**17); print(before, peak_rss_mb())")
+    src = str(REPO / "workflow")
+    run = lambda mb: [float(v) for v in subprocess.run([sys.executable, "-c", code.format(src=src), str(mb)],  # noqa: E731
+                                                       capture_output=True, text=True, check=True).stdout.split()]
+    bare, big = run(400)
+    assert big - bare >= 380
+    held = np.ones(500 * 2**17)  # 500 MB resident in this process while it starts the child
+    held[::512] += 1
+    before, after = run(1)
+    assert before < 300 and after < 300, "the child reported its parent's peak"
+    del held
+    script = tmp_path / "noop.py"
+    script.write_text("def main(inputs, outputs, params, log):\n    log.info('done')\n")
+    rulescript.call(rulescript.load(script), inputs=[], outputs=[], log=tmp_path / "noop.log")
+    assert "done" in (tmp_path / "noop.log").read_text()
+    assert re.search(r"peak RSS \d+ MB", (tmp_path / "noop.log").read_text())

@@ -17,6 +17,7 @@ from __future__ import annotations
 import importlib.util
 import inspect
 import os
+import resource
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -25,7 +26,7 @@ from typing import Any
 
 from colocate import insufficient, logs
 
-__all__ = ["Files", "call", "load", "run"]
+__all__ = ["Files", "call", "load", "peak_rss_mb", "run"]
 
 
 class Files(list):
@@ -62,10 +63,30 @@ def run(main: Callable[..., Any], job: Any, analysis: str | None = None) -> None
     def body() -> None:
         main(job.input, job.output, job.params, log, **extra)
 
-    if analysis is None:
-        body()
-    else:
-        insufficient.run_or_reason(body, job.input, job.output, analysis, log)
+    try:
+        if analysis is None:
+            body()
+        else:
+            insufficient.run_or_reason(body, job.input, job.output, analysis, log)
+    finally:
+        log.info("peak RSS %.0f MB", peak_rss_mb())
+
+
+def peak_rss_mb() -> float:
+    """This process's peak resident set in MB: the kernel's high-water mark (``VmHWM``) of its own address space.
+
+    Logged by every rule script: Snakemake's benchmark samples RSS at intervals and misses the peak of a job
+    shorter than a sample (bench/memory.py reads this line instead). Not ``getrusage``: on Linux its
+    ``ru_maxrss`` survives ``execve``, so a script forked from Snakemake would report Snakemake's own RSS.
+    """
+    try:
+        with open("/proc/self/status") as fh:
+            for line in fh:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024  # kB
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # elsewhere: kB on Linux, the best we have
 
 
 def _files(value: Mapping[str, Any] | Sequence[Any] | str) -> Files:

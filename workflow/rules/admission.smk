@@ -39,8 +39,10 @@ rule admission_control:
         f"{RESULTS}/benchmarks/admission_control.tsv"
     threads: 1
     resources:
-        # one entry (step, arrival, usage, draw indices) per task-step: arrivals × mean lifetime × ~60 bytes
-        mem_mb=lambda wc: 1500 + config["packing"]["admission"]["arrivals"] * 60 * 1000 // 2**20,
+        # one entry (step, arrival, usage, draw indices) per task-step: arrivals × the tasks' mean lifetime ×
+        # ~70 bytes; the matrix is mapped. Peak 989 MB (default run: 366 steps), 441 MB beside the mapped matrix
+        # on the paper-scale slice (44 steps; bench/memory.py)
+        mem_mb=lambda wc, input: int(600 + config["packing"]["admission"]["arrivals"] * mean_lifetime(input.tasks) * 70 / 2**20),
         runtime=30,
     conda:
         "../../environment.yml"
@@ -67,7 +69,7 @@ rule admission_figure:
         f"{RESULTS}/benchmarks/admission_figure.tsv"
     threads: 1
     resources:
-        mem_mb=lambda wc, input: 1000 + 10 * int(input.size_mb),
+        mem_mb=400,  # peak 262 MB on the default run and the paper-scale slice (bench/memory.py)
         runtime=5,
     conda:
         "../../environment.yml"

@@ -85,7 +85,8 @@ rule janus_fig1_sampling:
     threads: 1
     resources:
         # one bucket's records at a time (five float64 columns, sorted, plus one permutation per k)
-        mem_mb=lambda wc, input: 1500 + int(20 * input.size_mb / max(len(BUCKETS), 1)),
+        # peak 323 MB / 323 MB on the default run / the paper-scale slice (bench/memory.py)
+        mem_mb=fitted_mem(480, 20, share=1 / max(len(BUCKETS), 1)),
         runtime=60,
     conda:
         "../../environment.yml"
@@ -128,7 +129,8 @@ rule janus_variability:
         f"{RESULTS}/benchmarks/characterise/janus_variability.tsv"
     threads: 1
     resources:
-        mem_mb=lambda wc, input: 1500 + 4 * int(input.size_mb),
+        # peak 337 MB (0.4 MB in) / 361 MB (3.0 MB in) on the default run / the paper-scale slice (bench/memory.py)
+        mem_mb=fitted_mem(500, 10),
         runtime=20,
     conda:
         "../../environment.yml"
@@ -164,7 +166,8 @@ rule janus_time_invariance:
         f"{RESULTS}/benchmarks/characterise/janus_time_invariance.tsv"
     threads: 1
     resources:
-        mem_mb=lambda wc, input: 1500 + int(20 * input.size_mb / max(len(BUCKETS), 1)),
+        # peak 346 MB on the default run; too few days for it in the paper-scale slice (bench/memory.py)
+        mem_mb=fitted_mem(520, 20, share=1 / max(len(BUCKETS), 1)),
         runtime=120,
     conda:
         "../../environment.yml"
@@ -204,7 +207,8 @@ rule janus_clusters:
     threads: 1
     resources:
         # the histograms as float32 and float64 (tasks × 100) plus k-means' distances
-        mem_mb=lambda wc, input: 1500 + 8 * int(input.size_mb),
+        # peak 324 MB (0.4 MB in) / 513 MB (3.0 MB in) on the default run / the paper-scale slice (bench/memory.py)
+        mem_mb=fitted_mem(420, 102),
         runtime=120,
     conda:
         "../../environment.yml"
@@ -238,7 +242,8 @@ rule janus_elbow:
         f"{RESULTS}/benchmarks/characterise/janus_elbow.tsv"
     threads: 1
     resources:
-        mem_mb=lambda wc, input: 1500 + 8 * int(input.size_mb),
+        # peak 301 MB (0.4 MB in) / 472 MB (3.0 MB in) on the default run / the paper-scale slice (bench/memory.py)
+        mem_mb=fitted_mem(385, 92),
         runtime=120,
     conda:
         "../../environment.yml"
@@ -287,8 +292,9 @@ rule janus_total_usage:
     threads: 1
     resources:
         # the N × R matrix (memory-mapped, or drawn again with Table 1's R as float32), the chosen tasks'
-        # series when it is drawn again, plus chunks of 8e6 float64 totals
-        mem_mb=lambda wc, input: 1500 + int(input.size_mb) + (
+        # series when it is drawn again, plus chunks of 8e6 float64 totals. Peak 849 MB (default run, drawn
+        # again: 5,000 × 10,000) and 3.4 GB (paper-scale slice, mapped 2.9 GB matrix; bench/memory.py)
+        mem_mb=lambda wc, input: 1000 + int(input.size_mb) + (
             config["realizations"]["n_tasks"] * CH_JANUS["table1_realizations"] * 4 // 2**20
             if CH_JANUS["table1_realizations"] > config["realizations"]["n_realizations"] else 0),
         runtime=240,
@@ -324,7 +330,8 @@ rule janus_fig5_totals:
         f"{RESULTS}/benchmarks/characterise/janus_fig5_totals.tsv"
     threads: 1
     resources:
-        mem_mb=lambda wc, input: 1500 + int(input.size_mb),
+        # peak 312 MB / 363 MB (mapped matrix pages included) on the default run / the paper-scale slice (bench/memory.py)
+        mem_mb=500,
         runtime=20,
     conda:
         "../../environment.yml"
@@ -353,7 +360,7 @@ rule janus_summary:
         f"{RESULTS}/benchmarks/characterise/janus_summary.tsv"
     threads: 1
     resources:
-        mem_mb=1000,
+        mem_mb=200,  # peak 119 MB on the default run and the paper-scale slice (bench/memory.py)
         runtime=5,
     conda:
         "../../environment.yml"
@@ -392,9 +399,9 @@ rule unuvar_aggregates:
     resources:
         # machines' windows counted a bucket at a time (~3 × a bucket's series, plus one byte per machine and
         # window: 100 MB for the whole trace), then one machine's records or one set's (a semi-join per bucket)
-        # at a time; per long task one row of record counts; the matrices are mapped
-        # and only the drawn rows are read (the 2-shard slice: 160–232 MB peak)
-        mem_mb=lambda wc, input: int(300 + 3 * size_mb(input.series) / max(len(BUCKETS), 1) + 12_583 * RENDERED_WINDOWS / 2**20),
+        # at a time; per long task one row of record counts; the matrices are mapped and only the drawn rows
+        # are read. Peak 191 MB (default run), 231 MB (paper-scale slice; bench/memory.py)
+        mem_mb=lambda wc, input: int(250 + 3 * size_mb(input.series) / max(len(BUCKETS), 1) + 12_583 * RENDERED_WINDOWS / 2**20),
         runtime=60,
     conda:
         "../../environment.yml"
@@ -453,7 +460,7 @@ rule unuvar_beta_fit:
         f"{RESULTS}/benchmarks/characterise/unuvar_beta_fit.tsv"
     threads: 1
     resources:
-        mem_mb=1500,
+        mem_mb=550,  # peak 346 MB on the default run and the paper-scale slice (bench/memory.py)
         runtime=10,
     conda:
         "../../environment.yml"
@@ -494,7 +501,9 @@ rule unuvar_sweep:
         f"{RESULTS}/benchmarks/characterise/unuvar_sweep.tsv"
     threads: 1
     resources:
-        mem_mb=lambda wc, input: 1500 + int(input.size_mb / 2),
+        # peak 422 MB (76 MB in) / 3.7 GB (up to 2.9 GB of it mapped matrix pages) on the default run / the paper-scale
+        # slice (bench/memory.py)
+        mem_mb=fitted_mem(500, 0.5),
         runtime=30,
     conda:
         "../../environment.yml"

@@ -27,8 +27,10 @@ rule colocation_density:
         f"{RESULTS}/benchmarks/colocation_density.tsv"
     threads: 1
     resources:
-        # the events up to the last instant: at the trace start one shard (real part 0: 450k events)
-        mem_mb=lambda wc, input: 1000 + 20 * int(input.size_mb if max(CO["days"]) > 0 else input.size_mb / len(input.events)),
+        # the events up to the last instant: at the trace start (days [0]) the first shard's, read in part (peak
+        # 148–175 MB on the default run and the paper-scale slice, bench/memory.py); a later day reads every
+        # shard before it (unmeasured: ~10 MB per MB of csv.gz, as the maps)
+        mem_mb=lambda wc, input: int(280 + (10 * size_mb(input.events) if max(CO["days"]) > 0 else 0)),
         runtime=10,
     conda:
         "../../environment.yml"

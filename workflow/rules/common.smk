@@ -3,6 +3,7 @@ import copy
 import glob
 import hashlib
 import json
+import os
 import re
 from pathlib import Path
 
@@ -208,6 +209,36 @@ def size_mb(files):
     Snakemake's storage-aware sizes, so a remote (S3) input counts too, and a missing one leaves the resource to be
     decided once it exists."""
     return _InputFiles(toclone=[files] if isinstance(files, str) else files).size / 2**20
+
+
+def fitted_mem(base, per_mb=0.0, of=None, share=1.0):
+    """``resources.mem_mb`` from the job's input size: ``base`` MB plus ``per_mb`` per MB of its input files (all
+    of them, or ``input.<of>``), times ``share`` (the part one job reads, e.g. 1 / B of every map output).
+
+    Each rule's pair is fitted to its peak RSS measured on the default run and the paper-scale slice (and, where
+    named, at the real trace's size), with a margin, so that declared / measured stays within 1–2
+    (``bench/memory.py`` checks it)."""
+
+    def mem_mb(wildcards, input):
+        if not per_mb:
+            return int(base)
+        return int(base + per_mb * share * size_mb(input if of is None else getattr(input, of)))
+
+    return mem_mb
+
+
+def mean_lifetime(tasks):
+    """admission_control's memory: the mean number of 5-minute records of the tasks with realizations (0 for a status output without them)."""
+    import errno
+
+    import polars as pl
+
+    if not os.path.exists(tasks):  # not yet written: Snakemake leaves the resource to be decided (<TBD>)
+        raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), tasks)
+    frame = pl.scan_parquet(tasks)
+    if "n_records" not in frame.collect_schema().names():
+        return 0.0
+    return float(frame.select(pl.col("n_records").mean()).collect().item() or 0.0)
 
 
 # `rule all` and results/summary.md are built from what each stage registers, with the trace

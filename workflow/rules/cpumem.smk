@@ -39,7 +39,8 @@ rule cpumem_classify:
     resources:
         # the kept points (≤ 1.5 × max_points_per_job per job before the exact cap) and one DBSCAN
         # neighbourhood graph (≤ max_points² pairs) at a time
-        mem_mb=lambda wc, input: 1500 + 4 * int(input.size_mb),
+        # peak 498 MB (2.4 MB in) / 547 MB (3.8 MB in) on the default run / the paper-scale slice (bench/memory.py)
+        mem_mb=fitted_mem(590, 49),
         runtime=60,
     conda:
         "../../environment.yml"
@@ -67,7 +68,7 @@ rule cpumem_tables:
         f"{RESULTS}/benchmarks/cpumem/tables.tsv"
     threads: 1
     resources:
-        mem_mb=500,
+        mem_mb=450,  # peak 290 MB on the default run and the paper-scale slice (bench/memory.py)
         runtime=5,
     conda:
         "../../environment.yml"
@@ -99,7 +100,7 @@ rule cpumem_figures:
         f"{RESULTS}/benchmarks/cpumem/figures.tsv"
     threads: 1
     resources:
-        mem_mb=1000,
+        mem_mb=550,  # peak 353 MB on the default run and the paper-scale slice (bench/memory.py)
         runtime=5,
     conda:
         "../../environment.yml"

@@ -49,7 +49,7 @@ rule failures_removals:
     threads: 1
     resources:
         # the real file: ~37k events, a few MB in memory
-        mem_mb=1000,
+        mem_mb=350,  # peak 205 MB on the default run and the paper-scale slice (bench/memory.py)
         runtime=10,
     conda:
         "../../environment.yml"
@@ -114,7 +114,7 @@ rule failures_analysis:
         f"{RESULTS}/benchmarks/failures/analysis.tsv"
     threads: 1
     resources:
-        mem_mb=1500,
+        mem_mb=550,  # peak 337 MB on the default run and the paper-scale slice (bench/memory.py)
         runtime=10,
     conda:
         "../../environment.yml"

@@ -39,7 +39,8 @@ rule map_job_events:
         f"{RESULTS}/benchmarks/map_job_events/{{stem}}.tsv"
     threads: 1
     resources:
-        mem_mb=lambda wc, input: 500 + 10 * int(input.size_mb),
+        # peak 165 MB (7.0 MB in) / 164 MB (9.9 MB in) on the default run / the paper-scale slice (bench/memory.py)
+        mem_mb=fitted_mem(250, 5),
         runtime=5,
     conda:
         "../../environment.yml"
@@ -91,11 +92,12 @@ rule dominant_jobs:
         f"{RESULTS}/benchmarks/jobs/dominant_jobs.tsv"
     threads: 2
     resources:
-        # one chunk of windows at a time (~290 B per row, ≤ 1.2 M rows for a day of the real trace) plus what is
-        # kept of every row (~90 B: D's rows, totals); ~50,700 job × window rows per MB on disk. Measured: 186 MB
-        # (2-shard slice, 4.5 MB), 446 MB (8-shard, 17 MB), 3.1 GB at the real trace's 34 M rows (bench/dominant_jobs.py)
+        # one chunk of windows at a time (~200 B per row, ≤ 1.2 M rows for a day of the real trace) plus what is
+        # kept of every row (~95 B: D's rows, totals); ~50,700 job × window rows per MB on disk. Measured: 210 MB
+        # (paper-scale slice, 7.3 MB), 253 MB (default run, 21.7 MB), 3.1 GB at the real trace's 34 M rows
+        # (bench/dominant_jobs.py, bench/memory.py)
         mem_mb=lambda wc, input: int(
-            200 + (290 * min(50_700 * size_mb(input.job_windows), 1.2e6) + 90 * 50_700 * size_mb(input.job_windows)) / 2**20
+            150 + (200 * min(50_700 * size_mb(input.job_windows), 1.2e6) + 95 * 50_700 * size_mb(input.job_windows)) / 2**20
         ),
         runtime=20,
     conda:
@@ -121,7 +123,8 @@ rule jobs_dominant_table:
         f"{RESULTS}/benchmarks/jobs/jobs_dominant_table.tsv"
     threads: 1
     resources:
-        mem_mb=lambda wc, input: 1000 + 10 * int(input.size_mb),
+        # peak 329 MB (5.9 MB in) / 273 MB (0.2 MB in) on the default run / the paper-scale slice (bench/memory.py)
+        mem_mb=fitted_mem(420, 10),
         runtime=10,
     conda:
         "../../environment.yml"
@@ -145,7 +148,7 @@ rule jobs_usage_mixtures:
         f"{RESULTS}/benchmarks/jobs/jobs_usage_mixtures.tsv"
     threads: 1
     resources:
-        mem_mb=1000,
+        mem_mb=500,  # peak 306 MB on the default run and the paper-scale slice (bench/memory.py)
         runtime=10,
     conda:
         "../../environment.yml"
@@ -172,7 +175,8 @@ rule jobs_task_balance:
         f"{RESULTS}/benchmarks/jobs/jobs_task_balance.tsv"
     threads: 1
     resources:
-        mem_mb=lambda wc, input: 1000 + 10 * int(input.size_mb),
+        # peak 341 MB (5.6 MB in) / 286 MB (0.2 MB in) on the default run / the paper-scale slice (bench/memory.py)
+        mem_mb=fitted_mem(430, 10),
         runtime=10,
     conda:
         "../../environment.yml"
@@ -193,7 +197,7 @@ rule jobs_durations:
         f"{RESULTS}/benchmarks/jobs/jobs_durations.tsv"
     threads: 1
     resources:
-        mem_mb=500,
+        mem_mb=200,  # peak 121 MB on the default run and the paper-scale slice (bench/memory.py)
         runtime=5,
     conda:
         "../../environment.yml"
@@ -222,7 +226,7 @@ rule jobs_summary:
         f"{RESULTS}/benchmarks/jobs/jobs_summary.tsv"
     threads: 1
     resources:
-        mem_mb=lambda wc, input: 500 + 4 * int(input.size_mb),
+        mem_mb=200,  # peak 125 MB on the default run and the paper-scale slice (bench/memory.py)
         runtime=5,
     conda:
         "../../environment.yml"

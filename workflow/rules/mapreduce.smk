@@ -26,7 +26,8 @@ rule map_task_events:
         f"{RESULTS}/benchmarks/map_task_events/{{stem}}.tsv"
     threads: 2
     resources:
-        mem_mb=lambda wc, input: 800 + 10 * int(input.size_mb),
+        # peak 178 MB (3.0 MB in) / 313 MB (10.8 MB in) on the default run / the paper-scale slice (bench/memory.py)
+        mem_mb=fitted_mem(176, 24),
         runtime=10,
     conda:
         "../../environment.yml"
@@ -55,7 +56,8 @@ rule map_task_usage:
         f"{RESULTS}/benchmarks/map_task_usage/{{stem}}.tsv"
     threads: 2
     resources:
-        mem_mb=lambda wc, input: 800 + 8 * int(input.size_mb),
+        # peak 311 MB (27.7 MB in) / 569 MB (111 MB in; a real shard is ~90 MB) on the default run / the paper-scale slice (bench/memory.py)
+        mem_mb=fitted_mem(315, 4.35),
         runtime=15,
     conda:
         "../../environment.yml"
@@ -84,8 +86,9 @@ rule reduce_bucket:
         f"{RESULTS}/benchmarks/reduce_bucket/{{bucket}}.tsv"
     threads: 1
     resources:
-        # a bucket holds ~1/B of all records; 40 bytes per record in memory, ×4 for the joins
-        mem_mb=lambda wc, input: 1000 + int(12 * input.size_mb / len(BUCKETS)),
+        # ~1/B of every map output; fitted to the peaks at the default run's 4.9 MB a bucket (252 MB) and at the
+        # real trace's ~86 MB a bucket (4.7 M records: 1319 MB, bench/paper_scale.py), × 1.35
+        mem_mb=fitted_mem(256, 18, share=1 / len(BUCKETS)),
         runtime=30,
     conda:
         "../../environment.yml"
@@ -115,9 +118,10 @@ rule collect_tasks:
     resources:
         # io.write_sorted: one pass of at most 4 M task rows (~200 B each with its sorted copy) plus the job IDs
         # of every task (8 B); then the long tasks with their histograms (~2× the hist files). ~36,000 tasks per
-        # MB of stats on disk. Measured at the real trace's 25 M tasks: 1.4 GB (bench/trace_tables.py).
+        # MB of stats on disk. Measured: 256 MB (default run), 361 MB (paper-scale slice), 1.4 GB at the real
+        # trace's 25 M tasks (bench/trace_tables.py, bench/memory.py).
         mem_mb=lambda wc, input: int(
-            300 + min(36_000 * size_mb(input.stats), 4e6) * 200 / 2**20 + 36_000 * size_mb(input.stats) * 8 / 2**20
+            360 + min(36_000 * size_mb(input.stats), 4e6) * 200 / 2**20 + 36_000 * size_mb(input.stats) * 8 / 2**20
             + 2 * size_mb(input.hist)
         ),
         runtime=10,

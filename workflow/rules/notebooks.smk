@@ -56,7 +56,7 @@ rule normalise_notebook:
         f"{RESULTS}/benchmarks/normalise_notebook/{{name}}.tsv"
     threads: 1
     resources:
-        mem_mb=500,
+        mem_mb=160,  # peak 95 MB on the default run and the paper-scale slice (bench/memory.py)
         runtime=2,
     conda:
         "../../environment.yml"
@@ -79,7 +79,7 @@ rule notebook_html:
         f"{RESULTS}/benchmarks/notebook_html/{{name}}.tsv"
     threads: 1
     resources:
-        mem_mb=1000,
+        mem_mb=230,  # peak 137 MB on the default run and the paper-scale slice (bench/memory.py)
         runtime=2,
     conda:
         "../../environment.yml"

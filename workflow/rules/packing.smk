@@ -71,9 +71,10 @@ rule packing_setting:
         f"{RESULTS}/benchmarks/packing_setting/{PACKING_SPACE.wildcard_pattern}.tsv"
     threads: 1
     resources:
-        # one instance of inst and avg in memory, plus its percentiles and machine totals
-        mem_mb=lambda wc: 800 + 4 * PK["tasks_per_instance"] * config["realizations"]["n_realizations"] * 4 // 2**20,
-        # ~30 ms per cell and instance at 1,000 tasks × 10,000 realizations (bench/packing.py)
+        # one instance of inst and avg in memory, plus its percentiles and machine totals. Peak 334 MB (default
+        # run); 5.1 GB on the paper-scale slice, of it all but 241 MB (its largest anonymous RSS) mapped matrix
+        # pages, which the kernel drops under a limit (bench/memory.py)
+        mem_mb=lambda wc: 400 + 4 * PK["tasks_per_instance"] * config["realizations"]["n_realizations"] * 4 // 2**20,
         runtime=lambda wc: 10
         + len(_packing_grid.cells_of(PACKING_CELLS, PACKING_SPACE.instance(wc))) * PK["instances"] // 40,
     conda:
@@ -101,7 +102,7 @@ rule packing_table:
         f"{RESULTS}/benchmarks/packing_table.tsv"
     threads: 1
     resources:
-        mem_mb=lambda wc, input: 1000 + 10 * int(input.size_mb),
+        mem_mb=400,  # peak 254 MB on the default run and the paper-scale slice (bench/memory.py)
         runtime=10,
     conda:
         "../../environment.yml"
@@ -129,7 +130,7 @@ rule packing_figures:
         f"{RESULTS}/benchmarks/packing_figures.tsv"
     threads: 1
     resources:
-        mem_mb=lambda wc, input: 1500 + 10 * int(input.size_mb),
+        mem_mb=550,  # peak 356 MB on the default run and the paper-scale slice (bench/memory.py)
         runtime=10,
     conda:
         "../../environment.yml"

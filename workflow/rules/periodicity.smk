@@ -61,7 +61,8 @@ rule periodicity_components:
     threads: 1
     resources:
         # the dominant windows (~40 bytes a row in memory) and one float64 series per long-running job
-        mem_mb=lambda wc, input: 1000 + 6 * int(input.size_mb),
+        # peak 217 MB (5.6 MB in) on the default run / the paper-scale slice (bench/memory.py)
+        mem_mb=fitted_mem(300, 6),
         runtime=10,
     conda:
         "../../environment.yml"
@@ -91,7 +92,7 @@ rule periodicity_figure:
         f"{RESULTS}/benchmarks/periodicity/figure.tsv"
     threads: 1
     resources:
-        mem_mb=1500,
+        mem_mb=500,  # peak 306 MB on the default run and the paper-scale slice (bench/memory.py)
         runtime=5,
     conda:
         "../../environment.yml"
@@ -122,7 +123,8 @@ rule periodicity_packing:
     threads: 1
     resources:
         # the dominant windows, the jobs' series and 256 machines' load series at a time
-        mem_mb=lambda wc, input: 1500 + 6 * int(input.size_mb),
+        # peak 222 MB (5.4 MB in) on the default run / the paper-scale slice (bench/memory.py)
+        mem_mb=fitted_mem(300, 6),
         runtime=20,
     conda:
         "../../environment.yml"
@@ -148,7 +150,7 @@ rule periodicity_packing_figure:
         f"{RESULTS}/benchmarks/periodicity/packing_figure.tsv"
     threads: 1
     resources:
-        mem_mb=1500,
+        mem_mb=500,  # peak 329 MB on the default run and the paper-scale slice (bench/memory.py)
         runtime=5,
     conda:
         "../../environment.yml"
@@ -177,7 +179,7 @@ rule periodicity_summary:
         f"{RESULTS}/benchmarks/periodicity/summary.tsv"
     threads: 1
     resources:
-        mem_mb=1000,
+        mem_mb=320,  # peak 191 MB on the default run and the paper-scale slice (bench/memory.py)
         runtime=5,
     conda:
         "../../environment.yml"

@@ -69,7 +69,7 @@ rule placement_run:
         f"{RESULTS}/benchmarks/placement_run/rep-{{replicate}}.tsv"
     threads: 1
     resources:
-        mem_mb=1000,
+        mem_mb=220,  # peak 136 MB on the default run and the paper-scale slice (bench/memory.py)
         runtime=10,
     conda:
         "../../environment.yml"
@@ -103,7 +103,7 @@ rule placement_tables:
         f"{RESULTS}/benchmarks/placement_tables.tsv"
     threads: 1
     resources:
-        mem_mb=lambda wc, input: 1000 + 6 * int(input.size_mb),
+        mem_mb=650,  # peak 413 MB on the default run and the paper-scale slice (bench/memory.py)
         runtime=10,
     conda:
         "../../environment.yml"
@@ -138,7 +138,7 @@ rule placement_figures:
         f"{RESULTS}/benchmarks/placement_figures.tsv"
     threads: 1
     resources:
-        mem_mb=1500,
+        mem_mb=500,  # peak 300 MB on the default run and the paper-scale slice (bench/memory.py)
         runtime=10,
     conda:
         "../../environment.yml"
@@ -174,7 +174,7 @@ rule placement_bsa:
         f"{RESULTS}/benchmarks/placement_bsa.tsv"
     threads: 1
     resources:
-        mem_mb=1000,
+        mem_mb=200,  # peak 125 MB on the default run and the paper-scale slice (bench/memory.py)
         runtime=15,
     conda:
         "../../environment.yml"
@@ -200,7 +200,7 @@ rule placement_summary:
         f"{RESULTS}/benchmarks/placement_summary.tsv"
     threads: 1
     resources:
-        mem_mb=500,
+        mem_mb=350,  # peak 218 MB on the default run and the paper-scale slice (bench/memory.py)
         runtime=5,
     conda:
         "../../environment.yml"
@@ -315,7 +315,7 @@ rule placement_trace_run:
         f"{RESULTS}/benchmarks/placement_trace_run.tsv"
     threads: 1
     resources:
-        mem_mb=1500,
+        mem_mb=450,  # peak 289 MB on the default run and the paper-scale slice (bench/memory.py)
         runtime=15,
     conda:
         "../../environment.yml"

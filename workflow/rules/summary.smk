@@ -16,7 +16,7 @@ rule summary:
         f"{RESULTS}/benchmarks/summary.tsv"
     threads: 1
     resources:
-        mem_mb=500,
+        mem_mb=230,  # peak 137 MB on the default run and the paper-scale slice (bench/memory.py)
         runtime=5,
     params:
         run=RUN,
