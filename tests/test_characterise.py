@@ -674,6 +674,12 @@ def test_task_records_and_set_aggregate_by_hand():
     assert a["n_tasks"].to_list() == [2] * 4 + [1] * 2 + [2] * 4 + [1] * 10
     assert a["time_days"][1] == pytest.approx(300 / 86_400)
     assert aggregate.set_aggregate(series, drawn, "avg", lo, hi, 5)["window"].to_list() == [0, 5, 10, 14, 19]
+    # a measurement period split in two: task (2, 0) has two records in window 3, rates 0.5 and 0.7 → one task at 0.6
+    split_period = pl.concat([series, pl.DataFrame({"job_id": [2], "task_index": [0], "machine_id": [2],
+                                                    "start_time": [TRACE_START_US + 3 * WINDOW_US + 100], "avg": [0.7]})])
+    assert aggregate.task_records(split_period.lazy())[0].equals(records)
+    b = aggregate.set_aggregate(split_period.lazy(), drawn, "avg", lo, hi, 20)
+    assert b["n_tasks"][3] == 2 and b["usage"][3] == pytest.approx(0.3 + 0.6)
 
 
 @pytest.mark.parametrize(("jobs", "tasks_per_job", "n", "cap"), [(10, 5, 9.5, 1), (10, 5, 10, 1), (10, 5, 10.5, 2), (4, 6, 13, 4)])
@@ -712,14 +718,17 @@ def test_trace_set_reaches_n_without_a_spare_task(tasks_, share, seed):
 
 def test_build_aggregates_says_which_source():
     x = np.random.default_rng(0).random((20, 30)).astype(np.float32)
-    series = _machine_series().lazy()
-    aggs, src = aggregate.build_aggregates(series, x, [3, 2, 15], "auto", 0.25, 8, "avg", np.random.default_rng(0))
-    # 3: machine 1 (2.8 running); 2: no machine left, the four tasks run 48 / 20 = 2.4 at a time; 15: too many
-    assert src["source"].to_list() == ["machines", "trace", "realizations"]
-    assert src["machine_id"].to_list() == [1, None, None]
-    assert src["note"][2].startswith("no set of the trace's tasks") and src["note"][:2].is_null().all()
-    # ranks 0 and 1 give job 2 (20 records) and two of job 1's (≤ 20): below 2 × 20, so all three of job 1
-    assert src["job_cap"][1] == 3 and src["tasks"][1] == 4 and src["jobs"][1] == 2
+    # task (1, 1) without its record at window 9: records 10, 9, 8 (job 1) and 20 (job 2)
+    series = _machine_series().filter(~((pl.col("task_index") == 1) & (pl.col("start_time") > TRACE_START_US + 9 * WINDOW_US))).lazy()
+    for seed in range(5):
+        aggs, src = aggregate.build_aggregates(series, x, [3, 2, 15], "auto", 0.25, 8, "avg", np.random.default_rng(seed))
+        # 3: machine 1 (2.7 running); 2: no machine left, the four tasks run 47 / 20 = 2.35 at a time; 15: too many
+        assert src["source"].to_list() == ["machines", "trace", "realizations"]
+        assert src["machine_id"].to_list() == [1, None, None]
+        assert src["note"][2].startswith("no set of the trace's tasks") and src["note"][:2].is_null().all()
+        # 2 running need 40 records: two tasks per job give at most 20 + 10 + 9 = 39, so the cap is 3, and any
+        # three tasks give at most 39 too, so the set takes all four whatever the seed
+        assert src["job_cap"][1] == 3 and src["tasks"][1] == 4 and src["jobs"][1] == 2
     assert aggs.filter(pl.col("size") == 3)["machine_id"].unique().to_list() == [1]
     assert aggs.filter(pl.col("size") == 2)["time_days"].is_not_null().all()
     assert aggs.group_by("size").len().sort("size")["len"].to_list() == [8, 8, 8]

@@ -812,6 +812,77 @@ def test_arrivals_follow_littles_law_and_draws_come_from_each_task():
     assert all(np.isin(usage[rows == r], x[r]).all() for r in range(0, 50, 7))
 
 
+def _trace_set_series() -> pl.DataFrame:
+    """A (windows 0–9, usage 1, no record at window 8), B (2–5, usage 1), C (4–9, usage 2): constant usage."""
+    rows = [(1, 0, w, 1.0) for w in range(10) if w != 8] + [(2, 0, w, 1.0) for w in range(2, 6)] + [(3, 0, w, 2.0) for w in range(4, 10)]
+    return pl.DataFrame(rows, schema=["job_id", "task_index", "window", "usage"], orient="row")
+
+
+def test_admission_on_the_trace_by_hand():
+    """Totals 1, 1, 2, 2, 4, 4, 3, 3, 2, 3 (A has no record at window 8): the capacity is the peak 4 at 90%, so
+    U without is 0.2 of the time above 0.8. Usage is constant (σ = 0): C arrives at window 4 with A and B running,
+    (1 + 1 + 2) / (4 / 0.9) = 0.9 > 0.8, and is rejected whatever ε; with it out U never exceeds 0.8."""
+    res = admission.run_trace(_trace_set_series(), 0, 9, [0.01, 0.05], peak_quantile=1.0)
+    assert res.capacity == pytest.approx(4 / 0.9)
+    assert res.table["p_over_without"].to_list() == pytest.approx([0.2, 0.2])
+    assert res.table["p_over_with"].to_list() == [0.0, 0.0]
+    assert res.table["rejection"].to_list() == pytest.approx([1 / 3, 1 / 3])
+    u = res.utilisation
+    assert u["step"].to_list() == list(range(10))
+    assert u["without"].to_list() == pytest.approx(np.array([1, 1, 2, 2, 4, 4, 3, 3, 2, 3]) * 0.9 / 4)
+    assert u["eps=0.01"].to_list() == pytest.approx(np.array([1, 1, 2, 2, 2, 2, 1, 1, 0, 1]) * 0.9 / 4)
+    # the same set seen from a later origin: windows shifted, same table
+    shifted = admission.run_trace(_trace_set_series().with_columns(pl.col("window") + 100), 100, 109, [0.01], peak_quantile=1.0)
+    assert shifted.table.select("p_over_without", "p_over_with", "rejection").row(0) == pytest.approx((0.2, 0.0, 1 / 3))
+    with pytest.raises(ValueError, match="outside windows"):
+        admission.run_trace(_trace_set_series(), 1, 9, [0.01])
+    with pytest.raises(ValueError, match="no records"):
+        admission.run_trace(_trace_set_series().clear(), 0, 9, [0.01])
+
+
+def test_admission_source_is_the_trace_where_it_holds_the_running_tasks():
+    records = pl.DataFrame({"job_id": [1, 2], "task_index": [0, 0], "records": [1000, 540]})
+    assert admission.choose_source("auto", records, 0, 9, 154) == ("trace", "")  # 1,540 records over 10 windows
+    source, note = admission.choose_source("auto", records, 0, 9, 155)
+    assert source == "realizations" and "154.0 at a time" in note
+    with pytest.raises(ValueError, match="admission source trace: .* fewer than mean_running = 155"):
+        admission.choose_source("trace", records, 0, 9, 155)
+    assert admission.choose_source("realizations", None, 0, -1, 154) == ("realizations", "")
+    assert admission.choose_source("auto", records.clear(), 0, -1, 1)[0] == "realizations"  # no long task at all
+    with pytest.raises(ValueError, match="must be one of"):
+        admission.choose_source("machines", records, 0, 9, 1)
+
+
+def test_admission_trace_replicates_are_seeded_sets():
+    """Replicate r is run_trace on the set drawn with seed's r-th child; the table is their mean, min and max."""
+    from colocate.analysis import aggregate
+    from colocate.trace import TRACE_START_US, WINDOW_US
+
+    rng = np.random.default_rng(4)
+    rows = []
+    for job in range(30):
+        for task in range(4):
+            first = int(rng.integers(0, 150))
+            for w in range(first, min(200, first + int(rng.integers(20, 120)))):
+                rows.append((job, task, TRACE_START_US + w * WINDOW_US, float(rng.gamma(4, 0.05))))
+    series = pl.DataFrame(rows, schema=["job_id", "task_index", "start_time", "avg"], orient="row")
+    parts = [series.filter(pl.col("job_id") % 3 == b).lazy() for b in range(3)]
+    records, lo, hi = aggregate.task_records(parts)
+    kw = {"mean_running": 12, "job_cap": 2, "peak_quantile": 1.0}
+    res, each = admission.run_trace_replicates(parts, records, lo, hi, [0.005, 0.05], replicates=3, seed=9, **kw)
+    children = np.random.SeedSequence(9).spawn(3)
+    for i, child in enumerate(children):
+        drawn, cap = aggregate.draw_trace_set(records, 12, hi - lo + 1, np.random.default_rng(child), 2)
+        assert cap == 2 and drawn.group_by("job_id").len()["len"].max() <= 2
+        single = admission.run_trace(aggregate.set_series(parts, drawn, "avg"), lo, hi, [0.005, 0.05], peak_quantile=1.0)
+        got = each.filter(pl.col("replicate") == i)
+        assert got["rejection"].to_list() == single.table["rejection"].to_list()
+        assert got["tasks"].unique().to_list() == [drawn.height]
+    assert res.table["replicates"].to_list() == [3, 3]
+    assert res.table["rejection"].to_list() == pytest.approx(each.group_by("eps", maintain_order=True).agg(pl.col("rejection").mean())["rejection"].to_list())
+    assert (res.table["rejection"][0] >= res.table["rejection"][1])  # a tighter bound rejects at least as much
+
+
 def test_admission_run_reproduces_the_shape_of_table_viii():
     x, _ = random_instance(8, 60, 400, 0.02)
     lifetimes = np.random.default_rng(8).integers(24, 200, 60)
@@ -838,9 +909,12 @@ def test_admission_headline_numbers_show_the_rejected_share_in_percent():
     close, far = rows["ε=0.005: rejected share"], rows["ε=0.02: rejected share"]
     assert (close["paper"], close["ours"], close["unit"]) == ("10.83%", "10%", "%")
     assert (close["paper_value"], close["ours_value"], close["within"], close["cause"]) == (10.83, 10.0, True, "")
-    assert far["ours"] == "1%" and far["within"] is False and far["cause"] == admission.REJECTION_CAUSE
+    assert far["ours"] == "1%" and far["within"] is False and far["cause"] == admission.TRACE_CAUSES["rejection"]
+    by_draws = summary.rows("admission", admission.headline_numbers(t, source="realizations"))
+    assert by_draws.filter(pl.col("quantity") == "ε=0.02: rejected share")["cause"].item() == admission.REALIZATION_CAUSES["rejection"]
     p = rows["ε=0.005: P(U > 0.8) with the controller"]
     assert (p["item"], p["unit"], p["ours_value"], p["within"]) == ("Table VIII", "", 0.011, True)
+    assert p["note"] == "Table VIII (sets of the trace)"
     assert {r["item"] for r in rows.values()} == {"Table VIII"}
 
 
@@ -881,7 +955,7 @@ def test_admission_headline_compares_the_paper_run_with_the_replicates_range():
     rejected = rows["ε=0.005: rejected share"]  # 10.83% inside 2–12%
     assert rejected["within"] is True and rejected["tolerance"] == "±7" and rejected["unit"] == "%"
     narrow = rows["ε=0.005: P(U > 0.8) with the controller"]  # replicates within ×1.5 of their mean
-    assert narrow["tolerance"] == "×1.5" and narrow["within"] is False and narrow["cause"] == admission.CONTROLLED_CAUSE
+    assert narrow["tolerance"] == "×1.5" and narrow["within"] is False and narrow["cause"] == admission.TRACE_CAUSES["p_over_with"]
 
 
 @pytest.mark.parametrize(

@@ -97,6 +97,9 @@ def test_admission_control_table_viii(packing_run):
     table = pl.read_csv(packing_run / "results/synthetic-tiny/tables/admission.csv")
     assert table["eps"].to_list() == [0.005, 0.01, 0.02]
     assert (table["p_over_with"] <= table["p_over_without"]).all() and table["rejection"].is_between(0, 1).all()
+    # source auto: the trace's sets where its long tasks run mean_running at a time, else realizations, saying why
+    (source,) = table["source"].unique().to_list()
+    assert source in ("trace", "realizations") and (source == "trace") == (table["note"].fill_null("") == "").all()
     # the table is the mean over the replicate streams (tiny: 2); the series written is replicate 0's
     each = pl.read_csv(packing_run / "results/synthetic-tiny/tables/admission_replicates.csv")
     assert each["replicate"].unique().sort().to_list() == [0, 1] and (table["replicates"] == 2).all()

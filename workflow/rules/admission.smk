@@ -1,5 +1,6 @@
-# The Beta admission controller of Unuvar et al. §IV-F on task arrivals drawn from the long tasks
-# (Table VIII, Fig 9). The science lives in colocate.scheduling.admission.
+# The Beta admission controller of Unuvar et al. §IV-F on sets of the trace's long tasks at their own times
+# (or on arrivals drawn from their realizations; Table VIII, Fig 9). The science lives in
+# colocate.scheduling.admission.
 
 TARGETS.append(
     (("task_events", "task_usage"), [f"{RESULTS}/tables/admission.csv", f"{RESULTS}/figures/admission_fig9_utilisation.png"])
@@ -10,6 +11,7 @@ rule admission_control:
     input:
         inst=f"{RESULTS}/realizations/inst.npy",
         tasks=f"{RESULTS}/realizations/tasks.parquet",
+        series=CH_SERIES,
     output:
         utilisation=f"{RESULTS}/admission/utilisation.parquet",
         table=report(
@@ -32,17 +34,17 @@ rule admission_control:
         peak_quantile=config["packing"]["admission"]["peak_quantile"],
         seed=config["packing"]["admission"]["seed"],
         replicates=config["packing"]["admission"]["replicates"],
-        code=code_digest("insufficient", "scheduling.admission", "report.summary", "io"),
+        source=config["packing"]["admission"]["source"],
+        job_cap=CH_UNUVAR["job_cap"],
+        usage=CH_UNUVAR["usage"],
+        code=code_digest("insufficient", "scheduling.admission", "analysis.aggregate", "report.summary", "io"),
     log:
         f"{RESULTS}/logs/admission_control.log",
     benchmark:
         f"{RESULTS}/benchmarks/admission_control.tsv"
     threads: 1
     resources:
-        # one entry (step, arrival, usage, draw indices) per task-step: arrivals × the tasks' mean lifetime ×
-        # ~70 bytes; the matrix is mapped. Peak 989 MB (default run: 366 steps), 441 MB beside the mapped matrix
-        # on the paper-scale slice (44 steps; bench/memory.py)
-        mem_mb=lambda wc, input: int(600 + config["packing"]["admission"]["arrivals"] * mean_lifetime(input.tasks) * 70 / 2**20),
+        mem_mb=admission_mem_mb,
         runtime=30,
     conda:
         "../../environment.yml"

@@ -1,8 +1,9 @@
-"""The Beta admission controller on streams of long tasks (Unuvar §IV-F): Table VIII over replicate streams, the utilisation."""
+"""The Beta admission controller (Unuvar §IV-F): Table VIII over sets of the trace's tasks (or replicate streams), the utilisation."""
 import numpy as np
 import polars as pl
 
 from colocate import io, rulescript
+from colocate.analysis import aggregate
 from colocate.report import summary
 from colocate.scheduling import admission
 
@@ -11,16 +12,21 @@ ANALYSIS = "Unuvar Table VIII, Beta admission controller"
 
 def main(inputs, outputs, params, log):
     p = params
-    inst = np.load(inputs.inst, mmap_mode="r")
-    lifetimes = pl.read_parquet(inputs.tasks).sort("row")["n_records"].to_numpy()
-    res, each = admission.run_replicates(inst, lifetimes, p.eps, replicates=p.replicates, n_arrivals=p.arrivals,
-                                         mean_running=p.mean_running, threshold=p.threshold,
-                                         peak_utilisation=p.peak_utilisation, peak_quantile=p.peak_quantile, seed=p.seed)
-    log.info("capacity (replicate 0) %.4g; %s", res.capacity, res.table.to_dicts())
+    parts = [pl.scan_parquet(f) for f in inputs.series]  # one scan per bucket
+    records, lo, hi = aggregate.task_records(parts) if p.source != "realizations" else (None, 0, -1)
+    source, note = admission.choose_source(p.source, records, lo, hi, p.mean_running)
+    common = {"replicates": p.replicates, "seed": p.seed, "mean_running": p.mean_running, "threshold": p.threshold,
+              "peak_utilisation": p.peak_utilisation, "peak_quantile": p.peak_quantile}
+    if source == "trace":
+        res, each = admission.run_trace_replicates(parts, records, lo, hi, p.eps, job_cap=p.job_cap, column=p.usage, **common)
+    else:
+        lifetimes = pl.read_parquet(inputs.tasks).sort("row")["n_records"].to_numpy()
+        res, each = admission.run_replicates(np.load(inputs.inst, mmap_mode="r"), lifetimes, p.eps, n_arrivals=p.arrivals, **common)
+    log.info("source %s %s; capacity (replicate 0) %.4g; %s", source, note, res.capacity, res.table.to_dicts())
     io.write_parquet(res.utilisation, outputs.utilisation)
-    res.table.write_csv(outputs.table)
+    res.table.with_columns(source=pl.lit(source), note=pl.lit(note)).write_csv(outputs.table)
     each.write_csv(outputs.replicates)
-    summary.rows("Stochastic admission controller (Unuvar §IV-F)", admission.headline_numbers(res.table)).write_csv(outputs.summary)
+    summary.rows("Stochastic admission controller (Unuvar §IV-F)", admission.headline_numbers(res.table, source)).write_csv(outputs.summary)
 
 
 if __name__ == "__main__":

@@ -3,7 +3,7 @@
 Unuvar et al. sum the 5-minute CPU usage of the tasks running on one machine
 (on average 18, 49, 88 and 154 concurrent tasks, Tables II and IV) and
 normalise the sum so that its maximum over the period is 90% utilisation
-(10% of a machine is reserved, §IV-C). Two ways to build such aggregates:
+(10% of a machine is reserved, §IV-C). Three ways to build such aggregates:
 
 * **machines** — :func:`machine_concurrency`, :func:`choose_machines`,
   :func:`machine_aggregate`: the trace's machine IDs; per 5-minute window,
@@ -168,15 +168,18 @@ def _parts(series: pl.LazyFrame | pl.DataFrame | Sequence[pl.LazyFrame]) -> list
 
 
 def task_records(series: pl.LazyFrame | pl.DataFrame | Sequence[pl.LazyFrame]) -> tuple[pl.DataFrame, int, int]:
-    """Per long task, its number of 5-minute records; and the first and last window of the whole series.
+    """Per long task, its number of 5-minute windows with a record; and the first and last window of the whole series.
 
-    Returns ``(records, lo, hi)``, ``records`` sorted by ``job_id, task_index``.
-    A task's records are its windows alive, so a set's mean number of running
-    tasks over the span is Σ records / (hi − lo + 1). Read part by part (one scan per bucket).
+    Returns ``(records, lo, hi)``, ``records`` sorted by ``job_id, task_index``. A task's
+    windows with a record are its windows alive (a measurement period split in two gives
+    two records in one window: counted once), so a set's mean number of running tasks over
+    the span is Σ records / (hi − lo + 1). Read part by part (one scan per bucket; a task's
+    records are all in its bucket).
     """
     per = [p.select("job_id", "task_index", _window())
            .group_by("job_id", "task_index")
-           .agg(pl.len().alias("records"), pl.col("window").min().alias("lo"), pl.col("window").max().alias("hi"))
+           .agg(pl.col("window").n_unique().alias("records"), pl.col("window").min().alias("lo"),
+                pl.col("window").max().alias("hi"))
            .collect(engine="streaming") for p in _parts(series)]
     t = pl.concat(per).group_by("job_id", "task_index").agg(pl.col("records").sum(), pl.col("lo").min(), pl.col("hi").max())
     if t.height == 0:
@@ -192,11 +195,15 @@ def draw_trace_set(
     Tasks are taken in a random order until Σ records ≥ n · windows. A job
     contributes at most ``job_cap`` tasks; with ``None``, the smallest cap for
     which the capped tasks can reach n (1 where the trace holds enough jobs).
-    Why a cap: a random 154 running tasks of the real trace come from 87
-    distinct jobs (task_events part 0 at the trace start: 132,982 tasks of
-    3,976 jobs); at the default scale ~20–40 large jobs are alive, so an
-    uncapped draw follows a few jobs' arrivals and the total's tail is heavy
-    (README, "Where the synthetic trace differs").
+    Why a cap (the pipeline's choice; the paper draws without one): a random
+    154 running tasks of the real trace come from 87 distinct jobs
+    (task_events part 0 at the trace start: 132,982 tasks of 3,976 jobs); at
+    the default scale ~20–40 large jobs are alive, so an uncapped draw follows
+    a few jobs' arrivals and the total's tail is heavy (README, "Where the
+    synthetic trace differs"). On the real trace the smallest cap is 1, which
+    spreads a set over more jobs than a uniform draw; pass a large cap for
+    the paper's draw. Where the cap binds, sets of different seeds share many
+    tasks (at the default scale about half of them at 154 tasks).
     Returns ``(tasks, cap)``: the drawn ``job_id, task_index, records``, and the cap used.
     Raises ValueError if all the tasks together run fewer than n on average.
     """
@@ -237,13 +244,36 @@ def set_aggregate(
     ``observations`` evenly spaced windows. Returns ``observation``, ``window``,
     ``time_days``, ``n_tasks`` (of the set running) and ``usage``.
     """
-    keys = tasks.select(pl.col("job_id").cast(pl.Int64), pl.col("task_index").cast(pl.Int64)).lazy()
-    per = pl.concat([
-        p.join(keys, on=["job_id", "task_index"], how="semi").select(_window(), pl.col(column).cast(pl.Float64))
-        .group_by("window").agg(pl.len().alias("n_tasks"), pl.col(column).sum().alias("usage"))
-        .collect(engine="streaming") for p in _parts(series)
-    ]).group_by("window").agg(pl.col("n_tasks").sum(), pl.col("usage").sum())
+    rec = set_series(series, tasks, column)
+    # numpy sums in a fixed order: a polars group-by sum adds in thread order, and its last bit varies
+    windows, at = np.unique(rec["window"].to_numpy(), return_inverse=True)
+    per = pl.DataFrame({"window": windows.astype(np.int64), "n_tasks": np.bincount(at).astype(np.int64),
+                        "usage": np.bincount(at, weights=rec["usage"].to_numpy())})
     return _observed(per, lo, hi, observations)
+
+
+def set_series(series: pl.LazyFrame | pl.DataFrame | Sequence[pl.LazyFrame], tasks: pl.DataFrame, column: str) -> pl.DataFrame:
+    """The records of ``tasks`` (job_id, task_index): ``job_id``, ``task_index``, ``window`` and ``usage`` (``column``),
+    one row per task and window (two records of a task in one window: their mean), sorted by task and window.
+
+    A semi-join per part (one scan per bucket), so memory holds one bucket and the set's records.
+    """
+    keys = tasks.select(pl.col("job_id").cast(pl.Int64), pl.col("task_index").cast(pl.Int64)).lazy()
+    rec = pl.concat([
+        p.join(keys, on=["job_id", "task_index"], how="semi")
+        .select("job_id", "task_index", _window(), pl.col(column).cast(pl.Float64).alias("usage"))
+        .collect(engine="streaming") for p in _parts(series)
+    ]).sort("job_id", "task_index", "window", "usage")
+    # a measurement period split in two gives a task two records in one window: their mean rate (numpy, in order)
+    if rec.height == 0:
+        return rec
+    key = rec.select("job_id", "task_index", "window")
+    first = np.flatnonzero(np.r_[True, (np.diff(key["job_id"].to_numpy()) != 0) | (np.diff(key["task_index"].to_numpy()) != 0)
+                                 | (np.diff(key["window"].to_numpy()) != 0)])
+    if first.size == rec.height:
+        return rec
+    usage = np.add.reduceat(rec["usage"].to_numpy(), first) / np.diff(np.r_[first, rec.height])
+    return key[first].with_columns(pl.Series("usage", usage, dtype=pl.Float64))
 
 
 def colocated_sets(
