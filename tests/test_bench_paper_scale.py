@@ -56,22 +56,23 @@ def test_peak_is_the_larger_of_the_benchmark_and_the_logged_high_water_mark(tmp_
     kernel's VmHWM at exit. A job's peak is the larger, and a job without the log line keeps its benchmark's."""
     (tmp_path / "b.tsv").write_text("s\th:m:s\tmax_rss\tmax_vms\tmax_uss\tmax_pss\tio_in\tio_out\tmean_load\tcpu_time\n"
                                     "0.5\t0:00:00\t3.1\t5\t1\t1\t0.1\t0.2\t0\t0.4\n")
-    (tmp_path / "a.log").write_text("2026-11-24 INFO wrote x\n2026-11-24 INFO peak RSS 291 MB\n")
+    (tmp_path / "a.log").write_text("2026-11-24 INFO wrote x\n2026-11-24 INFO peak RSS 291 MB (anonymous 120 MB)\n")
     job = ps.Job("r", "b.tsv", 500, "", log="a.log")
     ps.read_benchmark(tmp_path, job)
-    assert (job.seconds, job.rss, job.cpu) == (0.5, 291.0, 0.4)
+    assert (job.seconds, job.rss, job.cpu, job.anon) == (0.5, 291.0, 0.4, 120.0)
     bare = ps.Job("r", "b.tsv", 500, "")
     ps.read_benchmark(tmp_path, bare)
     assert bare.rss == 3.1
 
 
-@pytest.mark.parametrize(("declared", "peak", "mapped", "expected"), [
-    (300, 200, 0, "ok"), (400, 200, 0, "ok"), (401, 200, 0, "over"), (199, 200, 0, "under"),
-    # under the peak by no more than the mapped matrices: page cache the kernel can drop
-    (500, 3300, 2900, "mmap"), (399, 3300, 2900, "under"), (0, 100, 0, "under"),
+@pytest.mark.parametrize(("declared", "peak", "mapped", "anon", "expected"), [
+    (300, 200, 0, 0, "ok"), (400, 200, 0, 0, "ok"), (401, 200, 0, 0, "over"), (199, 200, 0, 0, "under"),
+    # above the declaration only through mapped file pages: judged by the anonymous peak
+    (500, 3300, 2900, 450, "mmap"), (500, 3300, 2900, 501, "under"), (500, 3300, 2900, 0, "under"),
+    (500, 3300, 0, 450, "under"), (0, 100, 0, 0, "under"),
 ])
-def test_memory_verdict_by_hand(declared, peak, mapped, expected):
-    assert memory.verdict(declared, peak, mapped) == expected
+def test_memory_verdict_by_hand(declared, peak, mapped, anon, expected):
+    assert memory.verdict(declared, peak, mapped, anon) == expected
 
 
 def _rule(name, kind, seconds, rss=200.0, n=1):

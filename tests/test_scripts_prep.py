@@ -339,4 +339,26 @@ def test_every_rule_script_logs_its_own_peak_rss(tmp_path):
     script.write_text("def main(inputs, outputs, params, log):\n    log.info('done')\n")
     rulescript.call(rulescript.load(script), inputs=[], outputs=[], log=tmp_path / "noop.log")
     assert "done" in (tmp_path / "noop.log").read_text()
-    assert re.search(r"peak RSS \d+ MB", (tmp_path / "noop.log").read_text())
+    assert re.search(r"peak RSS \d+ MB \(anonymous \d+ MB\)", (tmp_path / "noop.log").read_text())
+
+
+def test_anonymous_peak_sees_an_allocation_and_not_a_mapped_file(tmp_path):
+    """RssAnon counts heap and arrays, not the pages of a memory-mapped file: reading a 300 MB .npy through a map
+    leaves the sampled anonymous peak near where it was; a 300 MB array raises it by about 300 MB."""
+    import time
+
+    path = tmp_path / "m.npy"
+    np.save(path, np.ones(300 * 2**17))
+    base = rulescript.AnonymousPeak()
+    time.sleep(0.2)
+    floor = base.stop()
+    mapped = rulescript.AnonymousPeak()
+    m = np.load(path, mmap_mode="r")
+    assert float(m.sum()) == 300 * 2**17  # every page read
+    time.sleep(0.2)
+    assert mapped.stop() < floor + 100
+    held = rulescript.AnonymousPeak()
+    x = np.ones(300 * 2**17)
+    time.sleep(0.2)
+    assert held.stop() >= floor + 280
+    del x, m

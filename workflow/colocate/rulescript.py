@@ -26,7 +26,7 @@ from typing import Any
 
 from colocate import insufficient, logs
 
-__all__ = ["Files", "call", "load", "peak_rss_mb", "run"]
+__all__ = ["AnonymousPeak", "Files", "call", "load", "peak_rss_mb", "run"]
 
 
 class Files(list):
@@ -63,13 +63,51 @@ def run(main: Callable[..., Any], job: Any, analysis: str | None = None) -> None
     def body() -> None:
         main(job.input, job.output, job.params, log, **extra)
 
+    anon = AnonymousPeak()
     try:
         if analysis is None:
             body()
         else:
             insufficient.run_or_reason(body, job.input, job.output, analysis, log)
     finally:
-        log.info("peak RSS %.0f MB", peak_rss_mb())
+        log.info("peak RSS %.0f MB (anonymous %.0f MB)", peak_rss_mb(), anon.stop())
+
+
+class AnonymousPeak:
+    """The largest anonymous resident set (``RssAnon``: heap and arrays, not the pages of mapped files) seen by a
+    daemon thread sampling every ``interval`` seconds; the kernel keeps no high-water mark of it.
+
+    A job that memory-maps a matrix has a peak RSS mostly of its file pages, which the kernel drops under a
+    memory limit; its anonymous peak is what its ``mem_mb`` must cover (bench/memory.py)."""
+
+    def __init__(self, interval: float = 0.05) -> None:
+        import threading
+
+        self.peak_kb = 0
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._sample, args=(interval,), daemon=True)
+        self._thread.start()
+
+    def _read(self) -> None:
+        try:
+            with open("/proc/self/status") as fh:
+                for line in fh:
+                    if line.startswith("RssAnon:"):
+                        self.peak_kb = max(self.peak_kb, int(line.split()[1]))
+                        return
+        except OSError:
+            pass
+
+    def _sample(self, interval: float) -> None:
+        while not self._done.wait(interval):
+            self._read()
+
+    def stop(self) -> float:
+        """Stop sampling; the peak in MB (0 where /proc is absent)."""
+        self._done.set()
+        self._thread.join()
+        self._read()
+        return self.peak_kb / 1024
 
 
 def peak_rss_mb() -> float:

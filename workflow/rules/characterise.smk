@@ -400,8 +400,9 @@ rule unuvar_aggregates:
         # machines' windows counted a bucket at a time (~3 × a bucket's series, plus one byte per machine and
         # window: 100 MB for the whole trace), then one machine's records or one set's (a semi-join per bucket)
         # at a time; per long task one row of record counts; the matrices are mapped and only the drawn rows
-        # are read. Peak 191 MB (default run), 231 MB (paper-scale slice; bench/memory.py)
-        mem_mb=lambda wc, input: int(250 + 3 * size_mb(input.series) / max(len(BUCKETS), 1) + 12_583 * RENDERED_WINDOWS / 2**20),
+        # are read. Peak 384 MB (default run: trace sets of up to 154 × 8,352 records), 236 MB (paper-scale slice;
+        # bench/memory.py)
+        mem_mb=lambda wc, input: int(380 + 3 * size_mb(input.series) / max(len(BUCKETS), 1) + 12_583 * RENDERED_WINDOWS / 2**20),
         runtime=60,
     conda:
         "../../environment.yml"
@@ -501,9 +502,9 @@ rule unuvar_sweep:
         f"{RESULTS}/benchmarks/characterise/unuvar_sweep.tsv"
     threads: 1
     resources:
-        # peak 422 MB (76 MB in) / 3.7 GB (up to 2.9 GB of it mapped matrix pages) on the default run / the paper-scale
-        # slice (bench/memory.py)
-        mem_mb=fitted_mem(500, 0.5),
+        # peak 419 MB (76 MB in) / 3.7 GB on the default run / the paper-scale slice, where its anonymous peak is 702 MB
+        # and the rest pages of the 2.9 GB mapped matrix (bench/memory.py)
+        mem_mb=fitted_mem(750, 0.06),
         runtime=30,
     conda:
         "../../environment.yml"

@@ -227,6 +227,34 @@ def fitted_mem(base, per_mb=0.0, of=None, share=1.0):
     return mem_mb
 
 
+def long_tasks_running(series):
+    """admission_control's memory: the long tasks' mean number running per window, from the row counts in the
+    series files' Parquet footers (one row per task and window), as ``admission.choose_source`` decides."""
+    import errno
+
+    import pyarrow.parquet as pq
+
+    rows = 0
+    for f in series:
+        if not os.path.exists(f):  # not yet written: Snakemake leaves the resource to be decided (<TBD>)
+            raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), f)
+        rows += pq.read_metadata(f).num_rows
+    return rows / RENDERED_WINDOWS
+
+
+def admission_mem_mb(wildcards, input):
+    """admission_control: on the trace, a bucket's series at a time and the set's records (~100 B per task and
+    window); on realizations, one entry per task-step (arrivals × the tasks' mean lifetime × ~70 B), the matrix
+    mapped. Measured: 453 MB on the default run's trace sets, 989 MB on its realizations (366 steps), 441 MB beside
+    the mapped matrix on the paper-scale slice's realizations (44 steps; bench/memory.py)."""
+    adm = config["packing"]["admission"]
+    trace = adm["source"] == "trace" or (adm["source"] == "auto" and long_tasks_running(input.series) >= adm["mean_running"])
+    if trace:
+        return int(1.4 * (300 + adm["mean_running"] * RENDERED_WINDOWS * 100 / 2**20
+                          + 3 * size_mb(input.series) / max(len(BUCKETS), 1)))
+    return int(600 + adm["arrivals"] * mean_lifetime(input.tasks) * 70 / 2**20)
+
+
 def mean_lifetime(tasks):
     """admission_control's memory: the mean number of 5-minute records of the tasks with realizations (0 for a status output without them)."""
     import errno

@@ -92,12 +92,12 @@ rule dominant_jobs:
         f"{RESULTS}/benchmarks/jobs/dominant_jobs.tsv"
     threads: 2
     resources:
-        # one chunk of windows at a time (~200 B per row, ≤ 1.2 M rows for a day of the real trace) plus what is
-        # kept of every row (~95 B: D's rows, totals); ~50,700 job × window rows per MB on disk. Measured: 210 MB
+        # one chunk of windows at a time (~170 B per row, ≤ 1.2 M rows for a day of the real trace) plus what is
+        # kept of every row (~95 B: D's rows, totals); ~50,700 job × window rows per MB on disk. Measured: 212 MB
         # (paper-scale slice, 7.3 MB), 253 MB (default run, 21.7 MB), 3.1 GB at the real trace's 34 M rows
         # (bench/dominant_jobs.py, bench/memory.py)
         mem_mb=lambda wc, input: int(
-            150 + (200 * min(50_700 * size_mb(input.job_windows), 1.2e6) + 95 * 50_700 * size_mb(input.job_windows)) / 2**20
+            200 + (170 * min(50_700 * size_mb(input.job_windows), 1.2e6) + 95 * 50_700 * size_mb(input.job_windows)) / 2**20
         ),
         runtime=20,
     conda:
