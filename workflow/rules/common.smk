@@ -211,9 +211,9 @@ def size_mb(files):
     return _InputFiles(toclone=[files] if isinstance(files, str) else files).size / 2**20
 
 
-def fitted_mem(base, per_mb=0.0, of=None, share=1.0):
-    """``resources.mem_mb`` from the job's input size: ``base`` MB plus ``per_mb`` per MB of its input files (all
-    of them, or ``input.<of>``), times ``share`` (the part one job reads, e.g. 1 / B of every map output).
+def fitted_mem(base, per_mb=0.0, share=1.0):
+    """``resources.mem_mb`` from the job's input size: ``base`` MB plus ``per_mb`` per MB of its input files, times
+    ``share`` (the part one job reads, e.g. 1 / B of every map output).
 
     Each rule's pair is fitted to its peak RSS measured on the default run and the paper-scale slice (and, where
     named, at the real trace's size), with a margin, so that declared / measured stays within 1–2
@@ -222,7 +222,7 @@ def fitted_mem(base, per_mb=0.0, of=None, share=1.0):
     def mem_mb(wildcards, input):
         if not per_mb:
             return int(base)
-        return int(base + per_mb * share * size_mb(input if of is None else getattr(input, of)))
+        return int(base + per_mb * share * size_mb(input))
 
     return mem_mb
 
