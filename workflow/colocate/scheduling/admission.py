@@ -383,9 +383,9 @@ PAPER_TABLE_VIII = {0.005: ("0.012", "0.044", "10.83%"), 0.01: ("0.018", "0.044"
 TRACE_CAUSES = {
     "rejection": ("the controller's Var U is Σσᵢ² of the running tasks' own variances, but on the trace's sets U "
                   "follows the jobs' shared daily load, which that estimate does not see: its Beta tail seldom "
-                  "exceeds ε, and 7 sets of 154 tasks (at most 7 per job) reject 0.6–1.3%, as independent "
+                  "exceeds ε, and 7 sets of 154 tasks (at most 7 per job) reject 0.7–1.3%, as independent "
                   "realizations did (1.1–1.5%; README)"),
-    "p_over_with": ("the controller seldom acts (0.6–1.3% rejected over 7 sets), so P(U > 0.8) with it stays near "
+    "p_over_with": ("the controller seldom acts (0.7–1.3% rejected over 7 sets), so P(U > 0.8) with it stays near "
                     "the 0.023–0.025 without it; the paper's controller rejected 4–11%"),
     "p_over_without": ("a thinner tail above 0.8 at §IV-C's 90% normalisation: 7 sets of 154 tasks give 0.023–0.025, "
                        "as Fig 8's sets leave 1.0–2.6% of observations above 0.8 against the paper's 4.2–6.6% "
