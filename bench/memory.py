@@ -25,7 +25,7 @@ from collections import defaultdict
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from paper_scale import Job, parse_jobs, read_benchmark, snakemake  # noqa: E402
+from paper_scale import Job, Rule, parse_jobs, read_benchmark, snakemake  # noqa: E402
 
 
 
@@ -91,9 +91,8 @@ def main() -> None:
             job, mb, mapped = max(jobs, key=lambda t: t[0].rss)
             ratios = [j.mem_mb / j.rss for j, _, _ in jobs if j.mem_mb and j.rss > 0]
             ratio = f"{min(ratios):.2f}" + (f"–{max(ratios):.2f}" if len(ratios) > 1 and max(ratios) - min(ratios) >= 0.005 else "") if ratios else "n/a"
-            why = ("insufficient data" if job.insufficient else "notebook (Snakemake's process)" if rule.startswith("notebook_")
-                   and rule != "notebook_html" else "the synthetic trace's generator: a real run downloads"
-                   if rule == "synthesize_trace" else "")
+            why = ("insufficient data" if job.insufficient else "notebook (Snakemake's process)" if Rule(rule).notebook
+                   else "the synthetic trace's generator: a real run downloads" if rule == "synthesize_trace" else "")
             flag = ""
             if why:
                 skipped.add(f"{rule} ({run}: {why})")
