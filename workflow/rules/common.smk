@@ -208,7 +208,11 @@ def size_mb(files):
     """MB of some of a job's input files (one or a list), as ``input.size_mb`` measures all of them: through
     Snakemake's storage-aware sizes, so a remote (S3) input counts too, and a missing one leaves the resource to be
     decided once it exists."""
-    return _InputFiles(toclone=[files] if isinstance(files, str) else files).size / 2**20
+    files = [files] if isinstance(files, str) else list(files)
+    if any(getattr(f, "is_storage", False) for f in files):
+        return _InputFiles(toclone=files).size / 2**20
+    # local files by os.stat: Snakemake's per-file asyncio sizes took 24 s of a 3,348-job paper-scale dry run
+    return sum(os.stat(f).st_size for f in files) / 2**20  # a missing one: FileNotFoundError, the resource is <TBD>
 
 
 def fitted_mem(base, per_mb=0.0, share=1.0):
