@@ -50,11 +50,12 @@ FULL_SHARDS = 500  # task_usage, task_events and job_events each have 500 shards
 # shards span 29 / 500 = 0.058 days: it has a few more records per window).
 DAYS_PER_SHARD = 0.077
 MEMORY_LIMIT_MB = 4096  # the profiles' default mem_mb per job
-# Rules whose peak at the real trace's size is measured on inputs of that size by bench/trace_tables.py and
-# bench/dominant_jobs.py, so the projection leaves them out of its rough memory list. (unuvar_aggregates is
+# Rules whose peak at the real trace's size is measured on inputs of that size by bench/trace_tables.py,
+# bench/dominant_jobs.py, bench/janus_clusters.py and bench/cpumem_classify.py, so the projection leaves them out of its rough memory list. (unuvar_aggregates is
 # not: only its machine counts are measured there, not its trace sets.)
-FULL_SIZE_BENCHED = ("collect_tasks", "job_table", "dominant_jobs")
+FULL_SIZE_BENCHED = ("collect_tasks", "job_table", "dominant_jobs", "janus_clusters", "cpumem_classify")
 PAPER_N = 100_000  # realizations.n_tasks at the paper scale
+FULL_LONG_TASKS = 800_000  # long tasks (≥ 2 h) of the full trace, Janus & Rzadca §3.5
 
 # How each rule's cost grows from the slice to the full trace. shard: one job per shard, each as measured;
 # trace: one job (or one per bucket) whose work is linear in the trace's size (it reads every shard's map
@@ -68,9 +69,11 @@ SCALING = {
         "job_table", "dominant_jobs", "cpumem_classify",  # every shard's job windows and sampled records
         "cpumem_tables", "jobs_dominant_table", "jobs_durations", "jobs_task_balance", "jobs_usage_mixtures",
         "periodicity_components", "periodicity_packing",  # every job, or every production job's 29-day series
-        "janus_clusters", "janus_variability", "janus_time_invariance", "janus_fig1_sampling",  # every long task
+        "janus_time_invariance", "janus_fig1_sampling",  # every long task's records
         "unuvar_aggregates", "placement_trace_requests", "notebook_trace_and_tasks",  # series of every bucket
     ), "trace"),
+    # one row per long task: linear in their number (the full trace's ~800,000, Janus §3.5), not in its records
+    **dict.fromkeys(("janus_clusters", "janus_variability"), "long"),
     **dict.fromkeys(("sample_realizations", "janus_total_usage", "janus_fig5_totals", "admission_control",
                      "unuvar_sweep", "packing_setting", "notebook_packing"), "realizations"),
     "synthesize_trace": "excluded",  # a real run downloads and verifies the shards instead
@@ -239,6 +242,7 @@ def classify(rules: dict[str, Rule]) -> None:
 class Scale:
     trace: float  # full trace / slice (500 / K)
     n: float  # paper N / N in the slice (1 when the slice holds 100,000 long tasks)
+    long: float  # the full trace's long tasks / the slice's
     overhead_s: float  # a job's fixed cost (interpreter, imports, Snakemake): the fastest job of the run
     base_rss: float  # the smallest peak RSS of a Python job of the run
 
@@ -258,7 +262,7 @@ def projected(r: Rule, k: Scale, base: Rule | None = None, base_shards: int = 0,
             slope = max(y1 - y0, 0.0) / (shards - base_shards)
             return y1 + slope * (FULL_SHARDS - shards)
         return n, line(base.mean, r.mean), line(base.rss, r.rss)  # the mean job: 256 buckets' walls are noisy
-    f = {"trace": k.trace, "realizations": k.n}.get(r.kind, 1.0)
+    f = {"trace": k.trace, "realizations": k.n, "long": k.long}.get(r.kind, 1.0)
     t = k.overhead_s + max(r.longest - k.overhead_s, 0.0) * f
     return n, t, k.base_rss + max(r.rss - k.base_rss, 0.0) * f
 
@@ -417,9 +421,10 @@ def report(wd: Path, args, rules: dict[str, Rule], deps: dict[str, set[str]], re
                    f"gzip -dc of the same shards, one at a time: {gz:.1f} s; ratio {quiet / gz:.2f} (target ≤ 1.0)\n")
 
     timed = [j for r in rules.values() if r.kind != "excluded" for j in r.jobs if j.seconds > 0]
-    k = Scale(f, PAPER_N / tasks if 0 < tasks < PAPER_N else 1.0, min(j.seconds for j in timed),
-              min(j.rss for j in timed if j.rss > 50))
-    out.append(f"Projection factors: trace × {k.trace:.1f}, N × {k.n:.2f}; a job's fixed cost {k.overhead_s:.2f} s and "
+    k = Scale(f, PAPER_N / tasks if 0 < tasks < PAPER_N else 1.0, FULL_LONG_TASKS / tasks if tasks else 1.0,
+              min(j.seconds for j in timed), min(j.rss for j in timed if j.rss > 50))
+    out.append(f"Projection factors: trace × {k.trace:.1f}, N × {k.n:.2f}, long tasks × {k.long:.1f} (to "
+               f"{FULL_LONG_TASKS:,}); a job's fixed cost {k.overhead_s:.2f} s and "
                f"{k.base_rss:.0f} MB (the run's fastest job and smallest Python job) is not scaled.\n")
     base_rules, base_shards = load_rules(args.baseline) if args.baseline else ({}, 0)
     if args.baseline:

@@ -82,7 +82,7 @@ def _rule(name, kind, seconds, rss=200.0, n=1):
 
 
 def test_projection_by_kind_by_hand():
-    k = ps.Scale(trace=62.5, n=2.0, overhead_s=0.5, base_rss=100.0)
+    k = ps.Scale(trace=62.5, n=2.0, long=8.0, overhead_s=0.5, base_rss=100.0)
     # a shard job keeps its cost and multiplies in number
     assert ps.projected(_rule("map_task_usage", "shard", 2.0, n=8), k) == (500.0, 2.0, 200.0)
     # a trace-sized job: only the part above the fixed cost grows, 0.5 + 1.5 × 62.5 s and 100 + 100 × 62.5 MB
@@ -90,11 +90,14 @@ def test_projection_by_kind_by_hand():
     # realizations: linear in N
     assert ps.projected(_rule("packing_setting", "realizations", 10.5), k) == (1, 0.5 + 10.0 * 2, 100 + 100 * 2)
     assert ps.projected(_rule("janus_elbow", "fixed", 9.0), k) == (1, 9.0, 200.0)
+    # one row per long task: linear in their number (× 8 here), not in the trace's records
+    assert ps.projected(_rule("janus_clusters", "long", 4.5), k) == (1, 0.5 + 4.0 * 8, 100 + 100 * 8)
+    assert ps.SCALING["janus_clusters"] == "long" and ps.SCALING["janus_fig1_sampling"] == "trace"
 
 
 def test_projection_along_the_line_through_two_slices():
     """2 shards: 3 s, 300 MB; 8 shards: 6 s, 420 MB → 0.5 s and 20 MB per shard → 500 shards: 252 s, 10,260 MB."""
-    k = ps.Scale(trace=62.5, n=1.0, overhead_s=0.5, base_rss=100.0)
+    k = ps.Scale(trace=62.5, n=1.0, long=8.0, overhead_s=0.5, base_rss=100.0)
     small, big = _rule("collect_tasks", "trace", 3.0, 300.0), _rule("collect_tasks", "trace", 6.0, 420.0)
     n, seconds, rss = ps.projected(big, k, small, 2, 8)
     assert (n, seconds, rss) == (1, pytest.approx(252.0), pytest.approx(10_260.0))

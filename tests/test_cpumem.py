@@ -314,6 +314,55 @@ def test_sample_points_names_a_bad_file(tmp_path):
 # ----------------------------------------------------------------------------- all jobs, tables
 
 
+def _clouds_as_files(tmp_path, sizes: dict[int, int]) -> dict[str, pl.LazyFrame]:
+    """Jobs of every kind of cloud (job j: kind j mod 4, ``sizes[j]`` points) as two sampled-window files."""
+    kinds = ("flat", "two", "slope", "scatter")
+    frames = []
+    for job, n in sizes.items():
+        cpu, mem = _cloud(kinds[job % 4], job, n) if n >= 30 else (np.full(n, 0.1), np.full(n, 0.2))
+        frames.append(pl.DataFrame({"window": np.arange(cpu.size) % 2, "job_id": job, "task_index": np.arange(cpu.size),
+                                    "cpu_rate": cpu, "canonical_memory_usage": mem}))
+    rec = pl.concat(frames).cast({"job_id": pl.Int64, "task_index": pl.Int64, "window": pl.Int32})
+    paths = []
+    for w in (0, 1):
+        paths.append(str(tmp_path / f"w{w}.parquet"))
+        rec.filter(pl.col("window") == w).write_parquet(paths[-1])
+    return {q: pl.scan_parquet(q) for q in paths}
+
+
+def test_job_groups_by_hand():
+    counts = pl.DataFrame({"job_id": [1, 2, 3, 4, 5], "n": [10, 30, 5000, 20, 20]})
+    # held per job: min(n, 1.5 * 10 + 50 = 65): 10, 30, 65, 20, 20; groups of at most 70 points
+    got = [g.to_list() for g in cpumem.job_groups(counts, 10, 70)]
+    assert got == [[1, 2], [3], [4, 5]]
+    assert [g.to_list() for g in cpumem.job_groups(counts, 10, 10**9)] == [[1, 2, 3, 4, 5]]
+    assert [g.to_list() for g in cpumem.job_groups(counts, 10, 1)] == [[1], [2], [3], [4], [5]]  # one job per group at least
+    assert cpumem.job_groups(counts.head(0), 10, 70) == []
+    with pytest.raises(ValueError, match="group_points"):
+        cpumem.job_groups(counts, 10, 0)
+
+
+@settings(max_examples=15, deadline=None)
+@given(group_points=st.integers(1, 3000), sizes=st.lists(st.integers(0, 400), min_size=2, max_size=7).filter(any))
+def test_classify_sampled_is_the_same_for_any_grouping(tmp_path_factory, group_points, sizes):
+    """Bounded memory changes nothing: each job's points, fits and class depend on that job alone."""
+    sampled = _clouds_as_files(tmp_path_factory.mktemp("s"), {j + 1: n for j, n in enumerate(sizes) if n})
+    ids = pl.Series(range(1, len(sizes) + 2))  # the last job has no points at all
+    if not any(n >= DEFAULT.min_points for n in sizes):
+        with pytest.raises(Exception, match="sampled"):
+            cpumem.classify_sampled(sampled, ids, 250, 3, DEFAULT, group_points)
+        return
+    one = cpumem.classify_jobs(cpumem.sample_points(sampled, ids, 250, 3), DEFAULT, ids)
+    got = cpumem.classify_sampled(sampled, ids, 250, 3, DEFAULT, group_points)
+    assert got["classes"].equals(one["classes"]) and got["fits"].equals(one["fits"])
+    assert got["examples"].equals(cpumem.example_points(one["points"], one["classes"]))
+    assert got["points"] == one["points"].height
+    groups = cpumem.job_groups(cpumem.point_counts(sampled, ids), 250, group_points)
+    assert got["groups"] == len(groups)
+    held = {j + 1: min(n, 1.5 * 250 + 50) for j, n in enumerate(sizes)}
+    assert all(len(g) == 1 or sum(held[j] for j in g) <= group_points for g in groups)  # the bound, but for one big job
+
+
 def test_classify_jobs_shares_and_examples():
     rng = np.random.default_rng(8)
     rows = []

@@ -206,9 +206,9 @@ rule janus_clusters:
         f"{RESULTS}/benchmarks/characterise/janus_clusters.tsv"
     threads: 1
     resources:
-        # the histograms as float32 and float64 (tasks × 100) plus k-means' distances
-        # peak 324 MB (0.4 MB in) / 513 MB (3.0 MB in) on the default run / the paper-scale slice (bench/memory.py)
-        mem_mb=fitted_mem(420, 102),
+        # per long task: its histogram as float32 and float64 (tasks × 100) and k-means' work, ~2 KB; the file's
+        # bytes say little (sparse histograms compress). Peak 1,777 MB at 800,000 tasks (bench/janus_clusters.py)
+        mem_mb=lambda wc, input: int(1.3 * (250 + 2000 * parquet_rows(input.long) / 2**20)),
         runtime=120,
     conda:
         "../../environment.yml"

@@ -231,19 +231,25 @@ def fitted_mem(base, per_mb=0.0, share=1.0):
     return mem_mb
 
 
-def long_tasks_running(series):
-    """admission_control's memory: the long tasks' mean number running per window, from the row counts in the
-    series files' Parquet footers (one row per task and window), as ``admission.choose_source`` decides."""
+def parquet_rows(files):
+    """Rows of Parquet files (one or a list), from their footers: for a rule whose memory follows its rows, not its
+    bytes on disk (compression varies with the data)."""
     import errno
 
     import pyarrow.parquet as pq
 
     rows = 0
-    for f in series:
+    for f in [files] if isinstance(files, str) else files:
         if not os.path.exists(f):  # not yet written: Snakemake leaves the resource to be decided (<TBD>)
             raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), f)
         rows += pq.read_metadata(f).num_rows
-    return rows / RENDERED_WINDOWS
+    return rows
+
+
+def long_tasks_running(series):
+    """admission_control's memory: the long tasks' mean number running per window, from the row counts in the
+    series files' Parquet footers (one row per task and window), as ``admission.choose_source`` decides."""
+    return parquet_rows(series) / RENDERED_WINDOWS
 
 
 def admission_mem_mb(wildcards, input):

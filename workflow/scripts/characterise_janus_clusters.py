@@ -12,12 +12,12 @@ ANALYSIS = "Janus Fig 4, k-means of usage histograms (§3.5)"
 
 def main(inputs, outputs, params, log, threads=1):
     p = params
-    long = pl.read_parquet(inputs.long, columns=["job_id", "task_index", "inst_hist"])
-    hist = ch.hist_matrix(long)
+    keys = pl.read_parquet(inputs.long, columns=["job_id", "task_index"])
+    hist = ch.hist_matrix(pl.read_parquet(inputs.long, columns=["inst_hist"]))  # no frame kept beside the matrix
     with threadpool_limits(threads):
         labels, centroids, inertia = ch.kmeans_histograms(hist, p.k, p.seed, p.n_init)
     shares = ch.cluster_shares(labels, p.k)
-    io.write_parquet(long.select("job_id", "task_index").with_columns(cluster=labels), outputs.clusters)
+    io.write_parquet(keys.with_columns(cluster=labels), outputs.clusters)
     shares.write_csv(outputs.shares)
     k, bins = centroids.shape
     pl.DataFrame({"cluster": np.repeat(np.arange(k), bins), "bin_low": np.tile(np.arange(bins) / bins, k),

@@ -12,12 +12,12 @@ def main(inputs, outputs, params, log):
     settings = cpumem.Settings(**p.settings)
     dominant = pl.read_parquet(inputs.dominant, columns=["job_id"])
     sampled = {path: pl.scan_parquet(path) for path in inputs.sampled}
-    points = cpumem.sample_points(sampled, dominant["job_id"], p.max_points_per_job, p.seed)
-    log.info("%d dominant jobs, %d points after the cap of %d per job", dominant.height, points.height, p.max_points_per_job)
-    out = cpumem.classify_jobs(points, settings, dominant["job_id"])
+    out = cpumem.classify_sampled(sampled, dominant["job_id"], p.max_points_per_job, p.seed, settings)
+    log.info("%d dominant jobs, %d points after the cap of %d per job, in %d group(s) of jobs", dominant.height,
+             out["points"], p.max_points_per_job, out["groups"])
     io.write_parquet(out["fits"], outputs.fits)
     io.write_parquet(out["classes"], outputs.classes)
-    io.write_parquet(cpumem.example_points(out["points"], out["classes"]), outputs.examples)
+    io.write_parquet(out["examples"], outputs.examples)
     log.info("categories:\n%s", out["classes"].group_by("category").len().sort("category"))
 
 

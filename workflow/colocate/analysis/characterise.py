@@ -381,7 +381,9 @@ def kmeans_histograms(
     from sklearn.cluster import KMeans
 
     hist = _check_hist(hist, k)
-    km = KMeans(n_clusters=int(k), n_init=int(n_init), random_state=int(seed)).fit(hist.astype(np.float64))
+    # one float64 matrix, centred in place (copy_x=False): 0.8 KB per task where a copy would double it
+    x = np.array(hist, dtype=np.float64, order="C")
+    km = KMeans(n_clusters=int(k), n_init=int(n_init), random_state=int(seed), copy_x=False).fit(x)
     centres = km.cluster_centers_
     bins = hist.shape[1]
     mean_usage = centres @ ((np.arange(bins) + 0.5) / bins)
@@ -410,9 +412,9 @@ def elbow(
     hist = _check_hist(hist, max(ks))
     if hist.shape[0] > max_tasks:
         hist = hist[np.sort(rng.choice(hist.shape[0], int(max_tasks), replace=False))]
-    rows = []
+    rows, x = [], np.array(hist, dtype=np.float64, order="C")  # converted once for every k
     for k in ks:
-        inertia = KMeans(n_clusters=int(k), n_init=int(n_init), random_state=int(seed)).fit(hist.astype(np.float64)).inertia_
+        inertia = KMeans(n_clusters=int(k), n_init=int(n_init), random_state=int(seed)).fit(x).inertia_
         rows.append({"k": int(k), "inertia": float(inertia), "inertia_per_task": float(inertia) / hist.shape[0]})
     return pl.DataFrame(rows)
 
@@ -618,7 +620,7 @@ def hist_matrix(long: pl.DataFrame, column: str = "inst_hist") -> np.ndarray:
     """The h_i histograms of ``long`` (an Array column) as a tasks × bins float32 matrix."""
     if long.height == 0:
         return np.zeros((0, HIST_BINS), dtype=np.float32)
-    return long[column].to_numpy().astype(np.float32)
+    return long[column].to_numpy().astype(np.float32, copy=False)
 
 
 # ============================================================================ plumbing helpers

@@ -153,6 +153,7 @@ def sample_points(
     job_ids: pl.Series,
     max_points: int,
     seed: int,
+    counts: pl.DataFrame | None = None,
 ) -> pl.DataFrame:
     """The (CPU, memory) points of the jobs in ``job_ids`` at the sampled windows, at most ``max_points`` per job.
 
@@ -163,7 +164,8 @@ def sample_points(
     columns raises ``ValueError`` naming it) or a frame.
     A job with more points keeps those with the ``max_points`` smallest
     :func:`point_keys` (a seeded uniform subsample). Records with a missing
-    value are dropped. Sorted by job, task, window, CPU, memory.
+    value are dropped. Sorted by job, task, window, CPU, memory. ``counts``
+    (:func:`point_counts` of these jobs, if already known) saves the first pass.
     """
     if max_points < 1:
         raise ValueError(f"max_points must be ≥ 1, got {max_points}")
@@ -184,12 +186,8 @@ def sample_points(
 
     # pass 1: points per job; pass 2: keep each point with probability ≈ 1.5·max/n (a streaming
     # thinning, so memory is bounded by ~1.5·max per job), then the max smallest keys exactly.
-    counts = pl.concat(
-        [points_of(lf).group_by("job_id").agg(pl.len().cast(pl.Int64).alias("n")).collect() for lf in frames()]
-        or [pl.DataFrame(schema={"job_id": pl.Int64, "n": pl.Int64})],
-        how="vertical_relaxed",
-    )
-    counts = counts.group_by("job_id").agg(pl.col("n").sum())
+    if counts is None:
+        counts = _count(frames(), points_of)
     keep_p = counts.with_columns(
         pl.min_horizontal(pl.lit(1.0), (1.5 * max_points + 50) / pl.col("n")).alias("p")
     ).select("job_id", "p")
@@ -214,6 +212,73 @@ def sample_points(
         "cpu_rate",
         "canonical_memory_usage",
     ).sort(POINT_COLUMNS)
+
+
+def _count(frames, points_of) -> pl.DataFrame:
+    counts = pl.concat(
+        [points_of(lf).group_by("job_id").agg(pl.len().cast(pl.Int64).alias("n")).collect() for lf in frames]
+        or [pl.DataFrame(schema={"job_id": pl.Int64, "n": pl.Int64})],
+        how="vertical_relaxed",
+    )
+    return counts.group_by("job_id").agg(pl.col("n").sum()).sort("job_id")
+
+
+def point_counts(sampled: Mapping[str, pl.LazyFrame], job_ids: pl.Series) -> pl.DataFrame:
+    """(``job_id``, ``n``): each job's points at the sampled windows (records without a missing value), a file at a time."""
+    ids = pl.Series("job_id", job_ids, dtype=pl.Int64).unique().implode()
+    return _count(sampled.values(), lambda lf: lf.select(POINT_COLUMNS).filter(pl.col("job_id").is_in(ids)).drop_nulls())
+
+
+def job_groups(counts: pl.DataFrame, max_points: int, group_points: int) -> list[pl.Series]:
+    """The jobs of ``counts`` in consecutive groups (by job ID) that each hold at most ``group_points`` points while
+    :func:`sample_points` thins them (≤ 1.5·max + 50 per job; a job above ``group_points`` alone is a group)."""
+    if group_points < 1:
+        raise ValueError(f"group_points must be ≥ 1, got {group_points}")
+    held = np.minimum(counts["n"].to_numpy(), int(1.5 * max_points + 50))
+    group = np.zeros(held.size, dtype=np.int64)
+    total, g = 0, 0
+    for i, h in enumerate(held.tolist()):  # greedy: a new group when this job would overflow the current one
+        if total and total + h > group_points:
+            g, total = g + 1, 0
+        group[i], total = g, total + h
+    return [counts["job_id"].filter(pl.Series(group == k)) for k in range(g + 1)] if held.size else []
+
+
+def classify_sampled(
+    sampled: Mapping[str, pl.LazyFrame],
+    job_ids: pl.Series,
+    max_points: int,
+    seed: int,
+    settings: Settings,
+    group_points: int = 4_000_000,
+) -> dict[str, pl.DataFrame | int]:
+    """:func:`sample_points` then :func:`classify_jobs` for every job of ``job_ids``, a group of jobs at a time.
+
+    Memory is bounded by ``group_points`` points (:func:`job_groups`), not by the number of dominant jobs: the
+    full trace's 25,839 would hold up to tens of millions. Each job's points, fits and class depend on that
+    job only, so the result is the same for any grouping. Returns ``fits``, ``classes``, the labelled points of
+    Fig 3's example jobs (``examples``, :func:`example_points`), ``points`` (their total) and ``groups``.
+    """
+    ids = pl.Series("job_id", job_ids, dtype=pl.Int64)
+    counts = point_counts(sampled, ids)
+    groups = job_groups(counts, max_points, group_points)
+    fits, classes, labelled = [], [], None
+    for g in groups:
+        out = classify_jobs(sample_points(sampled, g, max_points, seed, counts.join(g.to_frame(), on="job_id")),
+                            settings, require_some=False)
+        fits.append(out["fits"])
+        classes.append(out["classes"])
+        labelled = out["points"] if len(groups) == 1 else None
+    merged = classify_jobs(pl.DataFrame(schema={c: pl.Float64 if c in ("cpu_rate", "canonical_memory_usage")
+                                                else pl.Int64 for c in POINT_COLUMNS}), settings, ids,
+                           known=pl.concat(classes) if classes else None)
+    if labelled is None:  # the examples' points again: each job's points and labels depend on it alone
+        picked = pl.Series("job_id", [j for j in pick_examples(merged["classes"]).values() if j is not None], dtype=pl.Int64)
+        labelled = classify_jobs(sample_points(sampled, picked, max_points, seed, counts.join(picked.to_frame(), on="job_id")),
+                                 settings, require_some=False)["points"]
+    return {"fits": pl.concat(fits) if fits else merged["fits"], "classes": merged["classes"],
+            "examples": example_points(labelled, merged["classes"]), "points": int(merged["classes"]["n_points"].sum()),
+            "groups": len(groups)}
 
 
 # ----------------------------------------------------------------------------- one job
@@ -357,10 +422,13 @@ def classify_job(cpu: np.ndarray, mem: np.ndarray, settings: Settings) -> tuple[
 # ----------------------------------------------------------------------------- all jobs
 
 
-def classify_jobs(points: pl.DataFrame, settings: Settings, job_ids: pl.Series | None = None) -> dict[str, pl.DataFrame]:
+def classify_jobs(points: pl.DataFrame, settings: Settings, job_ids: pl.Series | None = None, *,
+                  require_some: bool = True, known: pl.DataFrame | None = None) -> dict[str, pl.DataFrame]:
     """Every job of ``points`` (:func:`sample_points`): per-cluster fits, per-job classes and per-point labels.
 
-    ``job_ids``, if given, adds the jobs without any point (TooFewPoints, 0 points).
+    ``job_ids``, if given, adds the jobs without any point (TooFewPoints, 0 points). ``known``: classes
+    already computed (of other groups of jobs), added before that. ``require_some``: raise
+    InsufficientData when no job has enough points (off for one group of many).
     Returns ``fits`` (one row per job × cluster: :data:`FIT_SCHEMA`), ``classes``
     (one row per job: :data:`CLASS_SCHEMA`) and ``points`` (the points, sorted,
     with their DBSCAN ``cluster``; −1 = noise or not clustered).
@@ -385,6 +453,8 @@ def classify_jobs(points: pl.DataFrame, settings: Settings, job_ids: pl.Series |
         )
         label_parts.append(part.with_columns(pl.Series("cluster", labels, dtype=pl.Int32)))
     classes = pl.DataFrame(class_rows, schema=CLASS_SCHEMA)
+    if known is not None:
+        classes = pl.concat([known.select(list(CLASS_SCHEMA)), classes])
     if job_ids is not None:
         missing = pl.DataFrame({"job_id": pl.Series(job_ids, dtype=pl.Int64)}).join(classes, on="job_id", how="anti")
         classes = pl.concat(
@@ -394,7 +464,7 @@ def classify_jobs(points: pl.DataFrame, settings: Settings, job_ids: pl.Series |
             )]
         )
     require(
-        (classes["category"] != TOO_FEW).any(),
+        not require_some or (classes["category"] != TOO_FEW).any(),
         f"none of the {classes.height} dominant jobs has ≥ {settings.min_points} sampled (cpu, memory) points",
         f"task_usage over more sampled windows (mapreduce.sampled_windows_per_day per day): "
         f"≥ {settings.min_points} records of some dominant job",

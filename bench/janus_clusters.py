@@ -1,0 +1,83 @@
+"""Benchmark: Janus Fig 4's k-means (`janus_clusters`) on every long task of the full trace.
+
+Janus & Rzadca §3.5 cluster the 100-bin inst histograms of about 800,000 long tasks. This writes a
+long_tasks.parquet of that many tasks with the rule's schema (``inst_hist`` an Array[f32, 100]; each
+histogram a Dirichlet draw on a few bins, as a task's usage spans few), then, each in its own process so that
+each peak RSS is its own:
+
+* reference: the whole frame read, its float32 matrix, a float64 copy for KMeans and KMeans' own centred copy
+  (the rule before);
+* ours: the keys and the matrix read apart, one float64 matrix centred in place (``copy_x=False``; the rule now).
+
+Both fit the same k-means (k = 16, ``--n-init`` restarts) and must give the same labels. Prints time, peak RSS,
+peak bytes per task, and the ratios ours / reference.
+
+    python bench/janus_clusters.py [--tasks 800000] [--n-init 10]
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import tempfile
+
+from timing import child
+
+BUILD = r"""
+import sys
+import numpy as np
+import polars as pl
+n, path = int(sys.argv[1]), sys.argv[2]
+rng = np.random.default_rng(0)
+hist = np.zeros((n, 100), dtype=np.float32)
+centre = np.clip(rng.beta(1.2, 6, n) * 100, 0, 97).astype(np.int64)
+for j in range(4):  # four neighbouring bins around each task's level
+    hist[np.arange(n), np.minimum(centre + j, 99)] += rng.gamma(1.0, 1.0, n).astype(np.float32)
+hist /= hist.sum(axis=1, keepdims=True)
+pl.DataFrame({"job_id": np.repeat(np.arange(n // 8 + 1), 8)[:n], "task_index": np.tile(np.arange(8), n // 8 + 1)[:n],
+              "inst_hist": hist}).write_parquet(path)
+"""
+
+CHILD = r"""
+import resource, sys, time
+import numpy as np
+import polars as pl
+from sklearn.cluster import KMeans
+from colocate.analysis import characterise as ch
+path, which, n_init = sys.argv[1], sys.argv[2], int(sys.argv[3])
+t = time.perf_counter()
+if which == "reference":
+    long = pl.read_parquet(path, columns=["job_id", "task_index", "inst_hist"])
+    hist = long["inst_hist"].to_numpy().astype(np.float32)
+    labels = KMeans(n_clusters=16, n_init=n_init, random_state=1).fit(hist.astype(np.float64)).labels_
+else:
+    keys = pl.read_parquet(path, columns=["job_id", "task_index"])
+    hist = ch.hist_matrix(pl.read_parquet(path, columns=["inst_hist"]))
+    labels = KMeans(n_clusters=16, n_init=n_init, random_state=1, copy_x=False).fit(
+        np.array(hist, dtype=np.float64, order="C")).labels_
+np.save(path + "." + which + ".npy", labels)
+print(time.perf_counter() - t, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+"""
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--tasks", type=int, default=800_000)
+    ap.add_argument("--n-init", type=int, default=10)
+    args = ap.parse_args()
+    import numpy as np
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = f"{tmp}/long_tasks.parquet"
+        subprocess.run([sys.executable, "-c", BUILD, str(args.tasks), path], check=True)
+        (rt, rm), (ot, om) = (child(CHILD, path, w, args.n_init) for w in ("reference", "ours"))
+        same = np.array_equal(np.load(path + ".reference.npy"), np.load(path + ".ours.npy"))
+        per = 1024 * 1024 / args.tasks
+        print(f"{args.tasks:,} long tasks × 100 bins, k = 16, n_init = {args.n_init}")
+        print(f"reference {rt:6.1f} s {rm:6.0f} MB ({rm * per:.0f} B per task) | ours {ot:6.1f} s {om:6.0f} MB "
+              f"({om * per:.0f} B per task) | time ×{ot / rt:.2f}, peak ×{om / rm:.2f}; same labels: {same}")
+
+
+if __name__ == "__main__":
+    main()
