@@ -50,9 +50,9 @@ FULL_SHARDS = 500  # task_usage, task_events and job_events each have 500 shards
 # shards span 29 / 500 = 0.058 days: it has a few more records per window).
 DAYS_PER_SHARD = 0.077
 MEMORY_LIMIT_MB = 4096  # the profiles' default mem_mb per job
-# Rules whose peak at the real trace's size is measured on inputs of that size by bench/trace_tables.py,
-# bench/dominant_jobs.py, bench/janus_clusters.py and bench/cpumem_classify.py, so the projection leaves them out of its rough memory list. (unuvar_aggregates is
-# not: only its machine counts are measured there, not its trace sets.)
+# Rules whose peak at the real trace's size is measured on inputs of that size (bench/trace_tables.py,
+# dominant_jobs.py, janus_clusters.py, cpumem_classify.py), so the projection leaves them out of its rough
+# memory list. (unuvar_aggregates is not: only its machine counts are measured there, not its trace sets.)
 FULL_SIZE_BENCHED = ("collect_tasks", "job_table", "dominant_jobs", "janus_clusters", "cpumem_classify")
 PAPER_N = 100_000  # realizations.n_tasks at the paper scale
 FULL_LONG_TASKS = 800_000  # long tasks (≥ 2 h) of the full trace, Janus & Rzadca §3.5
@@ -70,8 +70,11 @@ SCALING = {
         "cpumem_tables", "jobs_dominant_table", "jobs_durations", "jobs_task_balance", "jobs_usage_mixtures",
         "periodicity_components", "periodicity_packing",  # every job, or every production job's 29-day series
         "janus_time_invariance", "janus_fig1_sampling",  # every long task's records
-        "unuvar_aggregates", "placement_trace_requests", "notebook_trace_and_tasks",  # series of every bucket
+        "unuvar_aggregates", "notebook_trace_and_tasks",  # series of every bucket
     ), "trace"),
+    # the first placement.trace.event_shards (10 at the paper scale) task_events shards, whatever the trace's size,
+    # and three columns of the task table (0.5 GB at 25 M tasks: README, 'Paper scale, measured')
+    "placement_trace_requests": "fixed",
     # one row per long task: linear in their number (the full trace's ~800,000, Janus §3.5), not in its records
     **dict.fromkeys(("janus_clusters", "janus_variability"), "long"),
     **dict.fromkeys(("sample_realizations", "janus_total_usage", "janus_fig5_totals", "admission_control",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -12,6 +13,7 @@ from hypothesis import strategies as st
 from scipy import stats
 
 from colocate.analysis import cpumem
+from colocate.insufficient import InsufficientData
 from colocate.prep import mapreduce
 from colocate.trace import synth
 
@@ -304,6 +306,13 @@ def test_point_keys_are_uniform():
     assert np.unique(keys).size == n
 
 
+def test_classify_sampled_names_a_bad_file(tmp_path):
+    bad = tmp_path / "bad.parquet"
+    pl.DataFrame({"job_id": [1], "window": [0]}).write_parquet(bad)
+    with pytest.raises(ValueError, match="bad.parquet: not a sampled-windows file"):
+        cpumem.classify_sampled({str(bad): pl.scan_parquet(bad)}, pl.Series([1]), 100, 1, DEFAULT)
+
+
 def test_sample_points_names_a_bad_file(tmp_path):
     bad = tmp_path / "bad.parquet"
     pl.DataFrame({"job_id": [1], "cpu": [0.1]}).write_parquet(bad)
@@ -343,23 +352,25 @@ def test_job_groups_by_hand():
 
 
 @settings(max_examples=15, deadline=None)
-@given(group_points=st.integers(1, 3000), sizes=st.lists(st.integers(0, 400), min_size=2, max_size=7).filter(any))
+@given(group_points=st.integers(1, 600), sizes=st.lists(st.integers(0, 400), min_size=2, max_size=7).filter(any))
 def test_classify_sampled_is_the_same_for_any_grouping(tmp_path_factory, group_points, sizes):
     """Bounded memory changes nothing: each job's points, fits and class depend on that job alone."""
     sampled = _clouds_as_files(tmp_path_factory.mktemp("s"), {j + 1: n for j, n in enumerate(sizes) if n})
     ids = pl.Series(range(1, len(sizes) + 2))  # the last job has no points at all
-    if not any(n >= DEFAULT.min_points for n in sizes):
-        with pytest.raises(Exception, match="sampled"):
-            cpumem.classify_sampled(sampled, ids, 250, 3, DEFAULT, group_points)
+    cap = 40  # below most jobs' points: the thinning and the exact cap both act
+    settings_ = dataclasses.replace(DEFAULT, min_points=10)
+    if not any(n >= settings_.min_points for n in sizes):
+        with pytest.raises(InsufficientData, match="sampled"):
+            cpumem.classify_sampled(sampled, ids, cap, 3, settings_, group_points)
         return
-    one = cpumem.classify_jobs(cpumem.sample_points(sampled, ids, 250, 3), DEFAULT, ids)
-    got = cpumem.classify_sampled(sampled, ids, 250, 3, DEFAULT, group_points)
+    one = cpumem.classify_jobs(cpumem.sample_points(sampled, ids, cap, 3), settings_, ids)
+    got = cpumem.classify_sampled(sampled, ids, cap, 3, settings_, group_points)
     assert got["classes"].equals(one["classes"]) and got["fits"].equals(one["fits"])
     assert got["examples"].equals(cpumem.example_points(one["points"], one["classes"]))
-    assert got["points"] == one["points"].height
-    groups = cpumem.job_groups(cpumem.point_counts(sampled, ids), 250, group_points)
+    assert got["n_points"] == one["points"].height == sum(min(n, cap) for n in sizes)
+    groups = cpumem.job_groups(cpumem.point_counts(sampled, ids), cap, group_points)
     assert got["groups"] == len(groups)
-    held = {j + 1: min(n, 1.5 * 250 + 50) for j, n in enumerate(sizes)}
+    held = {j + 1: min(n, 1.5 * cap + 50) for j, n in enumerate(sizes)}
     assert all(len(g) == 1 or sum(held[j] for j in g) <= group_points for g in groups)  # the bound, but for one big job
 
 

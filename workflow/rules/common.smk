@@ -205,8 +205,8 @@ def trace_file(table, stem):
 
 
 def size_mb(files):
-    """MB of some of a job's input files (one or a list), as ``input.size_mb`` measures all of them: through
-    Snakemake's storage-aware sizes, so a remote (S3) input counts too, and a missing one leaves the resource to be
+    """MB of some of a job's input files (one or a list), as ``input.size_mb`` measures all of them: local files by
+    ``os.stat``, a storage (remote, e.g. S3) input through Snakemake's sizes; a missing one leaves the resource to be
     decided once it exists."""
     files = [files] if isinstance(files, str) else list(files)
     if any(getattr(f, "is_storage", False) for f in files):
@@ -263,6 +263,15 @@ def admission_mem_mb(wildcards, input):
         return int(1.4 * (300 + adm["mean_running"] * RENDERED_WINDOWS * 100 / 2**20
                           + 3 * size_mb(input.series) / max(len(BUCKETS), 1)))
     return int(600 + adm["arrivals"] * mean_lifetime(input.tasks) * 70 / 2**20)
+
+
+def cpumem_classify_mem_mb(wildcards, input):
+    """Peak 498 MB (2.4 MB in) / 547 MB (3.8 MB in) on the default run / the paper-scale slice (bench/memory.py).
+    The points are held a group of jobs at a time (≤ 4 M points): 1,147 MB with 10 M points kept
+    (bench/cpumem_classify.py), so the line stops at 1.3 × that whatever the trace's size, with up to 5,000
+    points per job (more make each DBSCAN graph larger: no ceiling then)."""
+    line = 590 + 49 * size_mb(input.sampled)
+    return int(line if config["cpumem"]["max_points_per_job"] > 5000 else min(line, 1500))
 
 
 def mean_lifetime(tasks):

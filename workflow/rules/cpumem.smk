@@ -5,6 +5,7 @@
 CPUMEM = config["cpumem"]
 CPUMEM_CATEGORY = "CPU vs memory (Beaumont et al. §4.2)"
 CPUMEM_SETTINGS = {k: CPUMEM[k] for k in ("eps", "min_samples", "scaling", "r2_min", "cv_max", "flat_range_max", "min_points")}
+
 TARGETS.append(
     (
         ("task_events", "task_usage"),
@@ -39,11 +40,9 @@ rule cpumem_classify:
     resources:
         # the kept points (≤ 1.5 × max_points_per_job per job before the exact cap) and one DBSCAN
         # neighbourhood graph (≤ max_points² pairs) at a time
-        # peak 498 MB (2.4 MB in) / 547 MB (3.8 MB in) on the default run / the paper-scale slice (bench/memory.py);
-        # the points are held a group of jobs at a time (≤ 4 M points): 1,147 MB with 10 M points kept
-        # (bench/cpumem_classify.py), so the line stops at 1.3 × that whatever the trace's size
-        mem_mb=lambda wc, input: int(min(590 + 49 * size_mb(input.sampled), 1500)),
-        runtime=60,
+        mem_mb=cpumem_classify_mem_mb,
+        # 301 s for 2,000 jobs of 5,000 points (bench/cpumem_classify.py): the full trace's 25,839 take up to ~65 min
+        runtime=120,
     conda:
         "../../environment.yml"
     script:

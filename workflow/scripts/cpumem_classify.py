@@ -14,7 +14,7 @@ def main(inputs, outputs, params, log):
     sampled = {path: pl.scan_parquet(path) for path in inputs.sampled}
     out = cpumem.classify_sampled(sampled, dominant["job_id"], p.max_points_per_job, p.seed, settings)
     log.info("%d dominant jobs, %d points after the cap of %d per job, in %d group(s) of jobs", dominant.height,
-             out["points"], p.max_points_per_job, out["groups"])
+             out["n_points"], p.max_points_per_job, out["groups"])
     io.write_parquet(out["fits"], outputs.fits)
     io.write_parquet(out["classes"], outputs.classes)
     io.write_parquet(out["examples"], outputs.examples)

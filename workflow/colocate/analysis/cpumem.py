@@ -172,14 +172,7 @@ def sample_points(
     ids = pl.Series("job_id", job_ids, dtype=pl.Int64).unique().implode()
 
     def frames():
-        if isinstance(sampled, pl.DataFrame):
-            yield sampled.lazy()
-        else:
-            for name, lf in sampled.items():
-                missing = [c for c in POINT_COLUMNS if c not in lf.collect_schema().names()]
-                if missing:
-                    raise ValueError(f"{name}: not a sampled-windows file, missing column(s) {', '.join(missing)}")
-                yield lf
+        return _checked_frames(sampled)
 
     def points_of(lf: pl.LazyFrame) -> pl.LazyFrame:
         return lf.select(POINT_COLUMNS).filter(pl.col("job_id").is_in(ids)).drop_nulls()
@@ -223,10 +216,23 @@ def _count(frames, points_of) -> pl.DataFrame:
     return counts.group_by("job_id").agg(pl.col("n").sum()).sort("job_id")
 
 
-def point_counts(sampled: Mapping[str, pl.LazyFrame], job_ids: pl.Series) -> pl.DataFrame:
+def _checked_frames(sampled: Mapping[str, pl.LazyFrame] | pl.DataFrame):
+    """The sampled-window frames one at a time; one without the point columns is a ValueError naming it."""
+    if isinstance(sampled, pl.DataFrame):
+        yield sampled.lazy()
+        return
+    for name, lf in sampled.items():
+        missing = [c for c in POINT_COLUMNS if c not in lf.collect_schema().names()]
+        if missing:
+            raise ValueError(f"{name}: not a sampled-windows file, missing column(s) {', '.join(missing)}")
+        yield lf
+
+
+def point_counts(sampled: Mapping[str, pl.LazyFrame] | pl.DataFrame, job_ids: pl.Series) -> pl.DataFrame:
     """(``job_id``, ``n``): each job's points at the sampled windows (records without a missing value), a file at a time."""
     ids = pl.Series("job_id", job_ids, dtype=pl.Int64).unique().implode()
-    return _count(sampled.values(), lambda lf: lf.select(POINT_COLUMNS).filter(pl.col("job_id").is_in(ids)).drop_nulls())
+    return _count(_checked_frames(sampled),
+                  lambda lf: lf.select(POINT_COLUMNS).filter(pl.col("job_id").is_in(ids)).drop_nulls())
 
 
 def job_groups(counts: pl.DataFrame, max_points: int, group_points: int) -> list[pl.Series]:
@@ -257,7 +263,7 @@ def classify_sampled(
     Memory is bounded by ``group_points`` points (:func:`job_groups`), not by the number of dominant jobs: the
     full trace's 25,839 would hold up to tens of millions. Each job's points, fits and class depend on that
     job only, so the result is the same for any grouping. Returns ``fits``, ``classes``, the labelled points of
-    Fig 3's example jobs (``examples``, :func:`example_points`), ``points`` (their total) and ``groups``.
+    Fig 3's example jobs (``examples``, :func:`example_points`), ``n_points`` (the points classified) and ``groups``.
     """
     ids = pl.Series("job_id", job_ids, dtype=pl.Int64)
     counts = point_counts(sampled, ids)
@@ -277,7 +283,7 @@ def classify_sampled(
         labelled = classify_jobs(sample_points(sampled, picked, max_points, seed, counts.join(picked.to_frame(), on="job_id")),
                                  settings, require_some=False)["points"]
     return {"fits": pl.concat(fits) if fits else merged["fits"], "classes": merged["classes"],
-            "examples": example_points(labelled, merged["classes"]), "points": int(merged["classes"]["n_points"].sum()),
+            "examples": example_points(labelled, merged["classes"]), "n_points": int(merged["classes"]["n_points"].sum()),
             "groups": len(groups)}
 
 
