@@ -10,7 +10,7 @@ its own process so that each peak RSS is its own:
 
 Both must give the same classes. Prints time, peak RSS and the ratios ours / reference.
 
-    python bench/cpumem_classify.py [--jobs 2000] [--points 8000] [--files 50]
+    python bench/cpumem_classify.py [--jobs 2000] [--points 8000] [--files 50] [--group-points 4000000]
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import subprocess
 import sys
 import tempfile
 
-from timing import child
+from timing import reference_and_ours
 
 BUILD = r"""
 import sys
@@ -45,13 +45,13 @@ CHILD = r"""
 import glob, resource, sys, time
 import polars as pl
 from colocate.analysis import cpumem
-root, which = sys.argv[1], sys.argv[2]
+root, group_points, which = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 sampled = {p: pl.scan_parquet(p) for p in sorted(glob.glob(root + "/s*.parquet"))}
 ids = pl.read_parquet(root + "/dominant.parquet")["job_id"]
 t = time.perf_counter()
-out = cpumem.classify_sampled(sampled, ids, 5000, 1, cpumem.Settings(), 10**12 if which == "reference" else 4_000_000)
+out = cpumem.classify_sampled(sampled, ids, 5000, 1, cpumem.Settings(), 10**12 if which == "reference" else group_points)
 out["classes"].write_parquet(f"{root}/{which}.parquet")
-print(out["groups"], out["points"], file=sys.stderr)
+print(out["groups"], out["n_points"], file=sys.stderr)
 print(time.perf_counter() - t, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
 """
 
@@ -61,16 +61,17 @@ def main() -> None:
     ap.add_argument("--jobs", type=int, default=2000)
     ap.add_argument("--points", type=int, default=8000)
     ap.add_argument("--files", type=int, default=50)
+    ap.add_argument("--group-points", type=int, default=4_000_000, help="points per group of jobs (the rule's 4 M)")
     args = ap.parse_args()
     import polars as pl
 
     with tempfile.TemporaryDirectory() as tmp:
         subprocess.run([sys.executable, "-c", BUILD, str(args.jobs), str(args.points), str(args.files), tmp], check=True)
-        (rt, rm), (ot, om) = (child(CHILD, tmp, w) for w in ("reference", "ours"))
+        _, _, line = reference_and_ours(CHILD, tmp, args.group_points)
         same = pl.read_parquet(f"{tmp}/reference.parquet").equals(pl.read_parquet(f"{tmp}/ours.parquet"))
-        print(f"{args.jobs:,} dominant jobs × {args.points:,} sampled records in {args.files} files; cap 5,000 per job")
-        print(f"reference (one group) {rt:6.1f} s {rm:6.0f} MB | ours (≤ 4 M points per group) {ot:6.1f} s {om:6.0f} MB | "
-              f"time ×{ot / rt:.2f}, peak ×{om / rm:.2f}; same classes: {same}")
+        print(f"{args.jobs:,} dominant jobs × {args.points:,} sampled records in {args.files} files; cap 5,000 per job; "
+              f"reference: one group, ours: ≤ {args.group_points:,} points per group")
+        print(f"{line}; same classes: {same}")
 
 
 if __name__ == "__main__":

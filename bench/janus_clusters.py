@@ -23,7 +23,7 @@ import subprocess
 import sys
 import tempfile
 
-from timing import child
+from timing import reference_and_ours
 
 BUILD = r"""
 import sys
@@ -46,7 +46,7 @@ import numpy as np
 import polars as pl
 from sklearn.cluster import KMeans
 from colocate.analysis import characterise as ch
-path, which, n_init = sys.argv[1], sys.argv[2], int(sys.argv[3])
+path, n_init, which = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 t = time.perf_counter()
 if which == "reference":
     long = pl.read_parquet(path, columns=["job_id", "task_index", "inst_hist"])
@@ -70,15 +70,14 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         path = f"{tmp}/long_tasks.parquet"
         subprocess.run([sys.executable, "-c", BUILD, str(args.tasks), path], check=True)
-        (rt, rm), (ot, om) = (child(CHILD, path, w, args.n_init) for w in ("reference", "ours"))
+        (_, rm), (_, om), line = reference_and_ours(CHILD, path, args.n_init)
         from sklearn.metrics import adjusted_rand_score
 
         # the library renumbers clusters by their mean usage: the same partition is what must hold
         same = adjusted_rand_score(np.load(path + ".reference.npy"), np.load(path + ".ours.npy")) == 1.0
         per = 1024 * 1024 / args.tasks
         print(f"{args.tasks:,} long tasks × 100 bins, k = 16, n_init = {args.n_init}")
-        print(f"reference {rt:6.1f} s {rm:6.0f} MB ({rm * per:.0f} B per task) | ours {ot:6.1f} s {om:6.0f} MB "
-              f"({om * per:.0f} B per task) | time ×{ot / rt:.2f}, peak ×{om / rm:.2f}; same partition: {same}")
+        print(f"{line}; peak per task {rm * per:.0f} B → {om * per:.0f} B; same partition: {same}")
 
 
 if __name__ == "__main__":

@@ -28,3 +28,11 @@ def child(code: str, *args: object) -> tuple[float, float]:
     res = subprocess.run([sys.executable, "-c", code, *map(str, args)], capture_output=True, text=True, check=True)
     seconds, rss = res.stdout.split()[-2:]
     return float(seconds), float(rss)
+
+
+def reference_and_ours(code: str, *args: object) -> tuple[tuple[float, float], tuple[float, float], str]:
+    """:func:`child` of ``code`` with ``args`` and then "reference", and again with "ours": both (seconds, MB),
+    and the line that compares them (time and peak, and the ratios ours / reference)."""
+    (rt, rm), (ot, om) = (child(code, *args, which) for which in ("reference", "ours"))
+    return (rt, rm), (ot, om), (f"reference {rt:6.1f} s {rm:6.0f} MB | ours {ot:6.1f} s {om:6.0f} MB | "
+                                f"time ×{ot / rt:.2f}, peak ×{om / rm:.2f}")
