@@ -30,9 +30,10 @@ def child(code: str, *args: object) -> tuple[float, float]:
     return float(seconds), float(rss)
 
 
-def reference_and_ours(code: str, *args: object) -> tuple[tuple[float, float], tuple[float, float], str]:
+def reference_and_ours(code: str, *args: object, labels: tuple[str, str] = ("reference", "ours")
+                       ) -> tuple[tuple[float, float], tuple[float, float], str]:
     """:func:`child` of ``code`` with ``args`` and then "reference", and again with "ours": both (seconds, MB),
-    and the line that compares them (time and peak, and the ratios ours / reference)."""
+    and the line that compares them (time and peak, and the ratios ours / reference), named by ``labels``."""
     (rt, rm), (ot, om) = (child(code, *args, which) for which in ("reference", "ours"))
-    return (rt, rm), (ot, om), (f"reference {rt:6.1f} s {rm:6.0f} MB | ours {ot:6.1f} s {om:6.0f} MB | "
+    return (rt, rm), (ot, om), (f"{labels[0]} {rt:6.1f} s {rm:6.0f} MB | {labels[1]} {ot:6.1f} s {om:6.0f} MB | "
                                 f"time ×{ot / rt:.2f}, peak ×{om / rm:.2f}")
