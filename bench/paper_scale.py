@@ -78,7 +78,9 @@ SCALING = {
     "placement_trace_requests": "fixed",
     # one row per long task: linear in their number (the full trace's ~800,000, Janus §3.5), not in its records
     **dict.fromkeys(("janus_clusters", "janus_variability"), "long"),
-    **dict.fromkeys(("sample_realizations", "janus_total_usage", "janus_fig5_totals", "admission_control",
+    # the chosen tasks' whole series: their records grow with the trace's length, not only with N
+    "sample_realizations": "trace",
+    **dict.fromkeys(("janus_total_usage", "janus_fig5_totals", "admission_control",
                      "unuvar_sweep", "packing_setting", "notebook_packing"), "realizations"),
     "synthesize_trace": "excluded",  # a real run downloads and verifies the shards instead
 }

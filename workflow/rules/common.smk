@@ -246,6 +246,29 @@ def parquet_rows(files):
     return rows
 
 
+def dominant_jobs_mem_mb(rows):
+    """dominant_jobs' memory for ``rows`` job × window rows over the rendered windows: one day's chunk of them at
+    ~170 B per row, and ~95 B per row kept."""
+    chunk = rows * min(1.0, 288 / RENDERED_WINDOWS)
+    return 250 + (170 * chunk + 95 * rows) / 2**20
+
+def sample_realizations_mem_mb(wildcards, input):
+    """sample_realizations holds the chosen tasks' whole series (~105 B per record: keys, times, values and their
+    arrays) plus one chunk of draws (24 B per draw); the matrices are written through a memory map, whose pages
+    the kernel reclaims. Anonymous peaks 535 / 672 / 1,776 MB for 1.8 / 3.3 / 13.8 M records (the default run,
+    the 2- and 8-shard slices; bench/memory.py). The records are the n_tasks with the long tasks' mean count:
+    on the full trace that is ~10-20 GB (issue 15: the draws are not yet made a bucket at a time)."""
+    import errno
+
+    import polars as pl
+
+    if not os.path.exists(input.long):  # not yet written: Snakemake leaves the resource to be decided (<TBD>)
+        raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), input.long)
+    rz = config["realizations"]
+    counts = pl.read_parquet(input.long, columns=["n_records"])["n_records"]
+    records = min(rz["n_tasks"], counts.len()) * float(counts.mean() or 0.0)
+    return int(400 + 105 * records / 2**20 + rz["chunk_tasks"] * rz["n_realizations"] * 24 / 2**20)
+
 def long_tasks_running(series):
     """admission_control's memory: the long tasks' mean number running per window, from the row counts in the
     series files' Parquet footers (one row per task and window), as ``admission.choose_source`` decides."""

@@ -63,9 +63,9 @@ rule job_table:
         f"{RESULTS}/benchmarks/jobs/job_table.tsv"
     threads: 1
     resources:
-        # task pieces scanned and aggregated by job (streaming engine), ~25 bytes per piece on disk: 248 MB peak
-        # for the 8-shard slice's 1.1 M pieces (27 MB), 2.1 GB for the real trace's ~35 M (bench/trace_tables.py)
-        mem_mb=lambda wc, input: 260 + 3 * int(input.size_mb),
+        # task pieces scanned and aggregated by job (streaming engine), ~25 bytes per piece on disk: 359 MB peak
+        # for the 8-shard slice's 1.1 M pieces, 2.1 GB for the real trace's ~35 M (bench/trace_tables.py)
+        mem_mb=lambda wc, input: 300 + 3 * int(input.size_mb),
         runtime=15,
     conda:
         "../../environment.yml"
@@ -92,13 +92,11 @@ rule dominant_jobs:
         f"{RESULTS}/benchmarks/jobs/dominant_jobs.tsv"
     threads: 2
     resources:
-        # one chunk of windows at a time (~170 B per row, ≤ 1.2 M rows for a day of the real trace) plus what is
-        # kept of every row (~95 B: D's rows, totals); ~50,700 job × window rows per MB on disk. Measured: 212 MB
-        # (paper-scale slice, 7.3 MB), 253 MB (default run, 21.7 MB), 3.1 GB at the real trace's 34 M rows
-        # (bench/dominant_jobs.py, bench/memory.py)
-        mem_mb=lambda wc, input: int(
-            200 + (170 * min(50_700 * size_mb(input.job_windows), 1.2e6) + 95 * 50_700 * size_mb(input.job_windows)) / 2**20
-        ),
+        # a day of windows at a time (~170 B per row: ~1.2 M rows for a day of the real trace) plus what is kept of
+        # every row (~95 B: D's rows, totals), rows from the Parquet footers. Measured: 217 / 446 MB on the 2- /
+        # 8-shard slices (all their < 1 day in one chunk), 253 MB on the default run, 3.1 GB at the real trace's
+        # 34 M rows (bench/dominant_jobs.py, bench/memory.py)
+        mem_mb=lambda wc, input: int(dominant_jobs_mem_mb(parquet_rows(input.job_windows))),
         runtime=20,
     conda:
         "../../environment.yml"

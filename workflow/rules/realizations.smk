@@ -25,11 +25,7 @@ rule sample_realizations:
         f"{RESULTS}/benchmarks/sample_realizations.tsv"
     threads: 1
     resources:
-        # the chosen tasks' series plus one chunk of draws (float64 indices and values); the matrices are written
-        # through a memory map (their dirty pages count in RSS until written back). Peak 535 MB (default run)
-        mem_mb=lambda wc, input: 850
-        + int(2 * input.size_mb)
-        + config["realizations"]["chunk_tasks"] * config["realizations"]["n_realizations"] * 24 // 2**20,
+        mem_mb=sample_realizations_mem_mb,
         runtime=60,
     conda:
         "../../environment.yml"
