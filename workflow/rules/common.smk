@@ -265,8 +265,10 @@ def sample_realizations_mem_mb(wildcards, input):
     if not os.path.exists(input.long):  # not yet written: Snakemake leaves the resource to be decided (<TBD>)
         raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), input.long)
     rz = config["realizations"]
-    counts = pl.read_parquet(input.long, columns=["n_records"])["n_records"]
-    records = min(rz["n_tasks"], counts.len()) * float(counts.mean() or 0.0)
+    records = 0.0  # a status output (too little data) has no tasks
+    if "n_records" in pl.read_parquet_schema(input.long):
+        counts = pl.read_parquet(input.long, columns=["n_records"])["n_records"]
+        records = min(rz["n_tasks"], counts.len()) * float(counts.mean() or 0.0)
     return int(400 + 105 * records / 2**20 + rz["chunk_tasks"] * rz["n_realizations"] * 24 / 2**20)
 
 def long_tasks_running(series):
