@@ -258,18 +258,11 @@ def sample_realizations_mem_mb(wildcards, input):
     the kernel reclaims. Anonymous peaks 535 / 672 / 1,776 MB for 1.8 / 3.3 / 13.8 M records (the default run,
     the 2- and 8-shard slices; bench/memory.py). The records are the n_tasks with the long tasks' mean count:
     on the full trace that is ~10-20 GB (issue 15: the draws are not yet made a bucket at a time)."""
-    import errno
-
-    import polars as pl
-
-    if not os.path.exists(input.long):  # not yet written: Snakemake leaves the resource to be decided (<TBD>)
-        raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), input.long)
     rz = config["realizations"]
-    records = 0.0  # a status output (too little data) has no tasks
-    if "n_records" in pl.read_parquet_schema(input.long):
-        counts = pl.read_parquet(input.long, columns=["n_records"])["n_records"]
-        records = min(rz["n_tasks"], counts.len()) * float(counts.mean() or 0.0)
+    # a status output (too little data) has no n_records: mean_lifetime gives 0
+    records = min(rz["n_tasks"], parquet_rows(input.long)) * mean_lifetime(input.long)
     return int(400 + 105 * records / 2**20 + rz["chunk_tasks"] * rz["n_realizations"] * 24 / 2**20)
+
 
 def long_tasks_running(series):
     """admission_control's memory: the long tasks' mean number running per window, from the row counts in the
@@ -300,7 +293,8 @@ def cpumem_classify_mem_mb(wildcards, input):
 
 
 def mean_lifetime(tasks):
-    """admission_control's memory: the mean number of 5-minute records of the tasks with realizations (0 for a status output without them)."""
+    """admission_control's and sample_realizations' memory: the mean number of 5-minute records of the tasks of
+    ``tasks`` (the realizations' or the long tasks'; 0 for a status output without them)."""
     import errno
 
     import polars as pl
