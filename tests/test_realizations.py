@@ -33,39 +33,62 @@ def make_series(rng, n_tasks=60):
 def test_shapes_determinism_and_moments():
     series = make_series(np.random.default_rng(0))
     long_tasks = series.select("job_id", "task_index").unique()
-    choose, inst_rng, _ = rz.streams(5)
-    chosen = rz.choose_tasks(long_tasks, 40, choose)
+    chosen = rz.choose_tasks(long_tasks, 40, rz.choose_stream(5))
     assert chosen.height == 40 and chosen.unique().height == 40
-    inst, avg, offsets = rz.series_arrays(series, chosen)
     R = 20_000
-    m = rz.realize(inst, offsets, R, inst_rng)
+    m = rz.realize(series, chosen, R, 5)
     assert m.shape == (40, R) and m.dtype == np.float32
-    # every realization of task j is one of its own records
-    for j in (0, 17, 39):
-        own = np.unique(inst[offsets[j] : offsets[j + 1]].astype(np.float32))
-        assert np.isin(m[j], own).all()
-    # the empirical mean and std of each task are reproduced: the standard error of a mean of R
-    # draws is σ/√R, so 5 standard errors bound the deviation with overwhelming probability
-    for j in range(40):
-        x = inst[offsets[j] : offsets[j + 1]]
+    for j, task in enumerate(chosen.iter_rows(named=True)):
+        x = series.filter(job_id=task["job_id"], task_index=task["task_index"])["inst"].to_numpy()
+        if j in (0, 17, 39):  # every realization of task j is one of its own records
+            assert np.isin(m[j], np.unique(x.astype(np.float32))).all()
+        # the empirical mean and std of each task are reproduced: the standard error of a mean of R
+        # draws is σ/√R, so 5 standard errors bound the deviation with overwhelming probability
         assert abs(m[j].mean() - x.mean()) < 5 * x.std() / np.sqrt(R) + 1e-6
         assert m[j].std() == pytest.approx(x.std(), rel=0.05)
-    # same seed → same bytes; different seed → different
-    again = rz.realize(inst, offsets, R, rz.streams(5)[1])
-    assert again.tobytes() == m.tobytes()
-    assert rz.realize(inst, offsets, R, rz.streams(6)[1]).tobytes() != m.tobytes()
+    # same seed → same bytes; different seed or stream → different
+    assert rz.realize(series, chosen, R, 5).tobytes() == m.tobytes()
+    assert rz.realize(series, chosen, R, 6).tobytes() != m.tobytes()
+    assert rz.realize(series, chosen, R, 5, stream="janus_table1").tobytes() != m.tobytes()
+
+
+def _buckets(series, n_buckets):
+    """The series split as the map splits tasks: each task's records in one bucket."""
+    bucket = (pl.col("job_id") * 31 + pl.col("task_index")) % n_buckets
+    return [series.filter(bucket == b) for b in range(n_buckets)]
 
 
 @settings(max_examples=25, deadline=None)
-@given(st.integers(1, 50), st.integers(1, 40), st.integers(1, 64))
-def test_chunk_size_does_not_change_the_matrix(n_tasks, r, chunk):
-    rng = np.random.default_rng(n_tasks)
-    lengths = rng.integers(1, 30, n_tasks)
-    offsets = np.concatenate([[0], np.cumsum(lengths)])
-    values = rng.random(offsets[-1])
-    whole = rz.realize(values, offsets, r, np.random.default_rng(1))
-    blocks = np.concatenate([b for _, b in rz.draw(values, offsets, r, np.random.default_rng(1), chunk_rows=chunk)])
-    assert blocks.tobytes() == whole.tobytes()
+@given(n_buckets=st.integers(1, 7), chunk=st.integers(1, 50), n=st.integers(1, 60), seed=st.integers(0, 2**16))
+def test_buckets_chunks_and_sample_size_do_not_change_a_tasks_draws(n_buckets, chunk, n, seed):
+    """Drawn a bucket at a time (memory: one bucket), in chunks of any size, the matrix has the bytes of the whole
+    draw; and a task's row is the same whichever N sampled it (its stream is its own)."""
+    series = make_series(np.random.default_rng(seed % 7))
+    chosen = rz.choose_tasks(series.select("job_id", "task_index"), n, rz.choose_stream(seed)).with_row_index("row")
+    whole = {k: rz.realize(series, chosen, 30, seed, column=k) for k in rz.KINDS}
+    got = {k: np.full((n, 30), np.nan, dtype=np.float32) for k in rz.KINDS}
+    n_records = np.zeros(n, dtype=np.int64)
+    for block in rz.realize_buckets(_buckets(series, n_buckets), chosen, 30, seed, chunk_rows=chunk):
+        assert len(block.rows) <= chunk
+        for k in rz.KINDS:
+            got[k][block.rows] = block.draws[k]
+        n_records[block.rows] = block.n_records
+    for k in rz.KINDS:
+        assert got[k].tobytes() == whole[k].tobytes()
+    counts = series.group_by("job_id", "task_index").len()
+    assert n_records.tolist() == chosen.join(counts, on=["job_id", "task_index"], how="left")["len"].to_list()
+    # task j's row alone, drawn as a sample of one, equals its row in the sample of n
+    j = n // 2
+    assert rz.realize(series, chosen[j], 30, seed).tobytes() == whole["inst"][j].tobytes()
+
+
+def test_a_task_without_records_or_in_two_buckets_is_an_error():
+    series = make_series(np.random.default_rng(2), n_tasks=6)
+    chosen = series.select("job_id", "task_index").unique().sort("job_id", "task_index").with_row_index("row")
+    with pytest.raises(ValueError, match="1 chosen task\\(s\\) have no series records"):
+        list(rz.realize_buckets([series.filter(pl.col("task_index") != 2)], chosen, 5, 0))
+    with pytest.raises(ValueError, match="more than one bucket"):
+        list(rz.realize_buckets([series, series.filter(pl.col("task_index") == 1)], chosen, 5, 0))
 
 
 def test_sample_is_independent_of_input_order():
@@ -84,15 +107,15 @@ def test_too_few_long_tasks_is_a_clear_error():
         rz.choose_tasks(keys, 0, np.random.default_rng(0))
 
 
-def test_redraw_follows_the_chosen_order_and_each_tasks_records():
-    """Janus Table 1's own draw: row j of the matrix holds only task j's inst values (in ``chosen``'s order),
+def test_realize_follows_the_chosen_order_and_each_tasks_records():
+    """Janus Table 1's own draw (its own stream): row j of the matrix holds only task j's inst values (in ``chosen``'s order),
     each record about equally often; a task with one record gives a constant row."""
     series = pl.DataFrame({
         "job_id": [1, 1, 1, 2, 2, 3], "task_index": [0, 0, 0, 0, 0, 0], "start_time": [0, 1, 2, 0, 1, 0],
         "inst": [0.1, 0.2, 0.3, 0.5, 0.7, 0.9], "avg": [0.0] * 6,
     })
     chosen = pl.DataFrame({"job_id": [3, 1, 2], "task_index": [0, 0, 0]})
-    m = rz.redraw(series, chosen, 30_000, np.random.default_rng(5))
+    m = rz.realize(series, chosen, 30_000, 5, stream="janus_table1")
     assert m.shape == (3, 30_000) and m.dtype == np.float32
     assert set(np.unique(m[0])) == {np.float32(0.9)}
     values, counts = np.unique(m[1], return_counts=True)
@@ -101,7 +124,7 @@ def test_redraw_follows_the_chosen_order_and_each_tasks_records():
     assert np.all(np.abs(counts - 10_000) < 410)
     assert np.allclose(np.unique(m[2]), [0.5, 0.7])
     with pytest.raises(ValueError, match="no series records"):
-        rz.redraw(series, pl.DataFrame({"job_id": [9], "task_index": [0]}), 10, np.random.default_rng(0))
+        rz.realize(series, pl.DataFrame({"job_id": [9], "task_index": [0]}), 10, 0)
 
 
 def test_too_few_long_tasks_can_take_them_all():

@@ -519,9 +519,7 @@ def test_sums_of_long_tasks_become_gaussian_as_n_grows():
     rec = usage.join(chosen, on=KEY).select(
         *KEY, "start_time", pl.col("sampled_cpu_usage").alias("inst"), pl.col("cpu_rate").alias("avg")
     )
-    inst, _, offsets = realizations.series_arrays(rec, chosen)
-    _, rng_inst, _ = realizations.streams(7)
-    matrix = realizations.realize(inst, offsets, 10_000, rng_inst)
+    matrix = realizations.realize(rec, chosen, 10_000, 7)
     rng = np.random.default_rng(5)
     share = {}
     for n in (10, 100, 500):

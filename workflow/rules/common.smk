@@ -253,15 +253,17 @@ def dominant_jobs_mem_mb(rows):
     return 250 + (170 * chunk + 95 * rows) / 2**20
 
 def sample_realizations_mem_mb(wildcards, input):
-    """sample_realizations holds the chosen tasks' whole series (~105 B per record: keys, times, values and their
-    arrays) plus one chunk of draws (24 B per draw); the matrices are written through a memory map, whose pages
-    the kernel reclaims. Anonymous peaks 535 / 672 / 1,776 MB for 1.8 / 3.3 / 13.8 M records (the default run,
-    the 2- and 8-shard slices; bench/memory.py). The records are the n_tasks with the long tasks' mean count:
-    on the full trace that is ~10-20 GB (issue 15: the draws are not yet made a bucket at a time)."""
+    """sample_realizations draws a bucket at a time: it holds one bucket's series columns (~40 B per row), the
+    chosen tasks' records in it (~105 B each) and one chunk of draws (8 B per draw, inst and avg); the matrices are
+    written through a memory map, whose pages the kernel reclaims. Anonymous peaks 117 / 178 MB on the default run
+    and the 8-shard slice (13.8 M records in 256 buckets), where the whole series at once had taken 535 / 1,776 MB;
+    at full size (~0.4-0.8 M chosen records and ~4.8 M rows a bucket) about 450 MB."""
     rz = config["realizations"]
+    buckets = max(len(BUCKETS), 1)
     # a status output (too little data) has no n_records: mean_lifetime gives 0
     records = min(rz["n_tasks"], parquet_rows(input.long)) * mean_lifetime(input.long)
-    return int(400 + 105 * records / 2**20 + rz["chunk_tasks"] * rz["n_realizations"] * 24 / 2**20)
+    per_bucket = 105 * records / buckets + 40 * parquet_rows(input.series) / buckets
+    return int(150 + (per_bucket + rz["chunk_tasks"] * rz["n_realizations"] * 8) / 2**20)
 
 
 def long_tasks_running(series):

@@ -16,7 +16,7 @@ def main(inputs, outputs, params, log):
     inst, tasks = np.load(inputs.inst, mmap_mode="r"), pl.read_parquet(inputs.tasks).sort("row")
     if p.table1_realizations > inst.shape[1]:  # the A-D test's power grows with R: Table 1 uses the paper's
         series = pl.scan_parquet(inputs.series).join(tasks.lazy().select(TASK_KEY), on=TASK_KEY, how="semi").collect()
-        inst = rz.redraw(series, tasks.select(TASK_KEY), p.table1_realizations, ch.stream(p.seed, "janus_table1_realizations"))
+        inst = rz.realize(series, tasks, p.table1_realizations, p.seed, stream="janus_table1_realizations")
         log.info("Table 1: %d tasks drawn again with R = %d", inst.shape[0], inst.shape[1])
     mu, sigma = ch.task_moments(tasks, pl.read_parquet(inputs.long, columns=["job_id", "task_index", "inst_mean", "inst_std"]))
     sizes = sorted(set(p.table1_sizes) | set(p.fig6_sizes))

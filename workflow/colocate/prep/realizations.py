@@ -5,14 +5,17 @@ empirical distribution X_i (resp. Y_i for 5-minute averages), under the
 time-invariance assumption of §3.1. Summing realizations of co-located tasks
 then gives samples of their total usage.
 
-Random streams: one seed gives three independent child streams (task choice,
-inst draws, avg draws). Draws are made row by row in C order, so writing the
-matrix in chunks of any size yields the same bytes.
+Random streams: one seed gives the task sample's stream and, for each task, its
+own inst and avg streams (:func:`task_stream`). So the matrix is drawn a bucket
+at a time with the bytes of a whole draw: on the full trace the chosen tasks'
+series (~100-200 M records) would not fit in memory at once.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import zlib
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 
 import numpy as np
 import polars as pl
@@ -20,10 +23,22 @@ import polars as pl
 from colocate.prep.tasks import TASK_KEY
 
 
-def streams(seed: int) -> tuple[np.random.Generator, np.random.Generator, np.random.Generator]:
-    """Independent generators for (task choice, inst draws, avg draws), all from ``seed``."""
-    choose, inst, avg = np.random.SeedSequence(seed).spawn(3)
-    return np.random.default_rng(choose), np.random.default_rng(inst), np.random.default_rng(avg)
+KINDS = ("inst", "avg")
+
+
+def choose_stream(seed: int) -> np.random.Generator:
+    """The generator of the task sample, from ``seed``."""
+    return np.random.default_rng(np.random.SeedSequence(seed).spawn(1)[0])
+
+
+def task_stream(seed: int, kind: str, job_id: int, task_index: int) -> np.random.Generator:
+    """Task (job_id, task_index)'s own generator of ``kind`` draws ("inst", "avg", or an analysis's name).
+
+    A task's realizations depend only on the seed, the kind, the task and its records: not on the bucket that
+    holds it, on how many tasks are sampled, or on the order in which tasks are drawn. So the matrix can be drawn
+    a bucket at a time, and the same task gets the same row of draws whatever N or B.
+    """
+    return np.random.default_rng(np.random.SeedSequence([seed, zlib.crc32(kind.encode()), job_id, task_index]))
 
 
 def choose_tasks(long_tasks: pl.DataFrame, n: int, rng: np.random.Generator, *, allow_fewer: bool = False) -> pl.DataFrame:
@@ -44,63 +59,76 @@ def choose_tasks(long_tasks: pl.DataFrame, n: int, rng: np.random.Generator, *, 
     return keys[idx]
 
 
-def draw(
-    values: np.ndarray, offsets: np.ndarray, n_realizations: int, rng: np.random.Generator, chunk_rows: int = 1024
-) -> Iterator[tuple[int, np.ndarray]]:
-    """Yield ``(first_row, block)`` of the realization matrix, ``block`` float32 of shape (rows, R).
+@dataclass(frozen=True)
+class Block:
+    """Realizations of some of the chosen tasks: matrix ``rows``, their ``n_records`` and, per kind, the float32
+    draws of shape (len(rows), R)."""
 
-    Task ``j``'s records are ``values[offsets[j]:offsets[j+1]]``; each
-    realization picks one of them uniformly (sampling from the empirical
-    distribution). Chunking does not change the numbers.
+    rows: np.ndarray
+    n_records: np.ndarray
+    draws: dict[str, np.ndarray]
+
+
+def realize_blocks(
+    series: pl.DataFrame, chosen: pl.DataFrame, n_realizations: int, seed: int,
+    kinds: tuple[str, ...] = KINDS, chunk_rows: int = 1024,
+) -> Iterator[Block]:
+    """Draw the realizations of the chosen tasks found in ``series`` (for example one bucket's), ``chunk_rows``
+    tasks at a time.
+
+    ``chosen`` holds the sample's keys and its matrix ``row``; ``series`` a task's records (``start_time`` and
+    one column per kind). Each realization of a task picks one of its records uniformly: a draw from its
+    empirical distribution (Janus & Rzadca §3.1), from the task's own :func:`task_stream`.
     """
-    offsets = np.asarray(offsets, dtype=np.int64)
-    lengths = np.diff(offsets)
-    if np.any(lengths < 1):
-        raise ValueError("every task needs at least one record")
-    n = lengths.size
-    for start in range(0, n, chunk_rows):
-        stop = min(start + chunk_rows, n)
-        u = rng.random((stop - start, n_realizations))
-        pick = offsets[start:stop, None] + np.minimum(
-            (u * lengths[start:stop, None]).astype(np.int64), lengths[start:stop, None] - 1
-        )
-        yield start, values[pick].astype(np.float32)
+    rows = series.join(chosen.select(*TASK_KEY, "row"), on=TASK_KEY, how="inner").sort("row", "start_time")
+    tasks = rows.group_by("row", maintain_order=True).agg(pl.len().alias("n"), pl.first("job_id"), pl.first("task_index"))
+    offsets = np.concatenate([[0], np.cumsum(tasks["n"].to_numpy().astype(np.int64))])
+    values = {k: rows[k].to_numpy().astype(np.float64) for k in kinds}
+    job_ids, task_indices, matrix_rows = (tasks[c].to_numpy() for c in ("job_id", "task_index", "row"))
+    for start in range(0, tasks.height, chunk_rows):
+        stop = min(start + chunk_rows, tasks.height)
+        draws = {k: np.empty((stop - start, n_realizations), dtype=np.float32) for k in kinds}
+        for j in range(start, stop):
+            own = slice(offsets[j], offsets[j + 1])
+            for k in kinds:
+                u = task_stream(seed, k, int(job_ids[j]), int(task_indices[j])).random(n_realizations)
+                pick = np.minimum((u * (own.stop - own.start)).astype(np.int64), own.stop - own.start - 1)
+                draws[k][j - start] = values[k][own][pick]
+        yield Block(matrix_rows[start:stop].astype(np.int64), np.diff(offsets[start : stop + 1]), draws)
 
 
-def realize(values: np.ndarray, offsets: np.ndarray, n_realizations: int, rng: np.random.Generator) -> np.ndarray:
-    """The whole realization matrix in memory (small cases and tests)."""
-    out = np.empty((np.diff(offsets).size, n_realizations), dtype=np.float32)
-    for start, block in draw(values, offsets, n_realizations, rng):
-        out[start : start + block.shape[0]] = block
+def realize_buckets(
+    buckets: Iterable[pl.DataFrame], chosen: pl.DataFrame, n_realizations: int, seed: int,
+    kinds: tuple[str, ...] = KINDS, chunk_rows: int = 1024,
+) -> Iterator[Block]:
+    """:func:`realize_blocks` over the buckets' series in turn, so that memory holds one bucket's records of the
+    chosen tasks and one block of draws. At the end every chosen task must have been drawn exactly once: a task
+    without records, or with records in two buckets, is an error."""
+    drawn = np.zeros(chosen.height, dtype=np.int64)
+    for series in buckets:
+        for block in realize_blocks(series, chosen, n_realizations, seed, kinds, chunk_rows):
+            if drawn[block.rows].any():
+                raise ValueError(f"{int(np.count_nonzero(drawn[block.rows]))} chosen task(s) have records in more than one bucket")
+            drawn[block.rows] = block.n_records
+            yield block
+    if (missing := int(np.count_nonzero(drawn == 0))) > 0:
+        raise ValueError(f"{missing} chosen task(s) have no series records")
+
+
+def realize(series: pl.DataFrame, chosen: pl.DataFrame, n_realizations: int, seed: int, column: str = "inst",
+            stream: str | None = None) -> np.ndarray:
+    """The whole realization matrix of ``column`` for the ``chosen`` tasks (rows in its order), in memory.
+
+    For small cases, and for an analysis that needs more realizations than the shared matrix holds (Janus
+    Table 1: R = 10,000): it names its own ``stream``, so that its draws are independent of the matrix's.
+    """
+    stream = stream or column
+    chosen = chosen.select(TASK_KEY).with_row_index("row")
+    out = np.empty((chosen.height, n_realizations), dtype=np.float32)
+    series = series.select(*TASK_KEY, "start_time", pl.col(column).alias(stream))
+    for block in realize_buckets([series], chosen, n_realizations, seed, (stream,)):
+        out[block.rows] = block.draws[stream]
     return out
-
-
-def series_arrays(series: pl.DataFrame, chosen: pl.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Concatenate the chosen tasks' inst and avg records in the order of ``chosen``.
-
-    Returns ``(inst_values, avg_values, offsets)`` for :func:`draw`.
-    """
-    order = chosen.with_row_index("_order")
-    rows = series.join(order, on=TASK_KEY, how="inner").sort("_order", "start_time")
-    lengths = rows.group_by("_order").len().sort("_order")
-    if lengths.height != chosen.height:
-        raise ValueError(f"{chosen.height - lengths.height} chosen task(s) have no series records")
-    offsets = np.concatenate([[0], np.cumsum(lengths["len"].to_numpy().astype(np.int64))])
-    return (
-        rows["inst"].to_numpy().astype(np.float64),
-        rows["avg"].to_numpy().astype(np.float64),
-        offsets,
-    )
-
-
-def redraw(series: pl.DataFrame, chosen: pl.DataFrame, n_realizations: int, rng: np.random.Generator) -> np.ndarray:
-    """The inst realization matrix of the ``chosen`` tasks (rows in its order), drawn again with ``n_realizations``.
-
-    For an analysis that needs more realizations than the shared matrix holds
-    (Janus Table 1: R = 10,000): the same tasks, a fresh draw from ``rng``.
-    """
-    inst, _, offsets = series_arrays(series, chosen)
-    return realize(inst, offsets, n_realizations, rng)
 
 
 def row_moments(matrix: np.ndarray, chunk_rows: int = 1024) -> tuple[np.ndarray, np.ndarray]:
