@@ -51,10 +51,10 @@ FULL_SHARDS = 500  # task_usage, task_events and job_events each have 500 shards
 DAYS_PER_SHARD = 0.077
 MEMORY_LIMIT_MB = 4096  # the profiles' default mem_mb per job
 # Rules whose peak at the real trace's size is measured on inputs of that size (bench/trace_tables.py,
-# dominant_jobs.py, janus_clusters.py, cpumem_classify.py, periodicity_scale.py), so the projection leaves them
-# out of its rough memory list. (unuvar_aggregates is not: only its machine counts are measured there.)
+# dominant_jobs.py, janus_clusters.py, cpumem_classify.py, periodicity_scale.py, sample_realizations.py), so the
+# projection leaves them out of its rough memory list. (unuvar_aggregates is not: only its machine counts are measured there.)
 FULL_SIZE_BENCHED = ("collect_tasks", "job_table", "dominant_jobs", "janus_clusters", "cpumem_classify",
-                     "periodicity_components", "periodicity_packing")
+                     "periodicity_components", "periodicity_packing", "sample_realizations")
 PAPER_N = 100_000  # realizations.n_tasks at the paper scale
 FULL_LONG_TASKS = 800_000  # long tasks (≥ 2 h) of the full trace, Janus & Rzadca §3.5
 
@@ -78,7 +78,7 @@ SCALING = {
     "placement_trace_requests": "fixed",
     # one row per long task: linear in their number (the full trace's ~800,000, Janus §3.5), not in its records
     **dict.fromkeys(("janus_clusters", "janus_variability"), "long"),
-    # the chosen tasks' whole series: their records grow with the trace's length, not only with N
+    # reads every bucket (one at a time) for the chosen tasks' records, which grow with the trace's length
     "sample_realizations": "trace",
     **dict.fromkeys(("janus_total_usage", "janus_fig5_totals", "admission_control",
                      "unuvar_sweep", "packing_setting", "notebook_packing"), "realizations"),

@@ -254,15 +254,16 @@ def dominant_jobs_mem_mb(rows):
 
 def sample_realizations_mem_mb(wildcards, input):
     """sample_realizations draws a bucket at a time: it holds one bucket's series columns (~40 B per row), the
-    chosen tasks' records in it (~105 B each) and one chunk of draws (8 B per draw, inst and avg); the matrices are
+    chosen tasks' records in it (~145 B each) and one chunk of draws (8 B per draw, inst and avg); the matrices are
     written through a memory map, whose pages the kernel reclaims. Anonymous peaks 117 / 178 MB on the default run
     and the 8-shard slice (13.8 M records in 256 buckets), where the whole series at once had taken 535 / 1,776 MB;
-    at full size (~0.4-0.8 M chosen records and ~4.8 M rows a bucket) about 450 MB."""
+    734-779 MB on buckets of 3.5 M rows with every task chosen (bench/sample_realizations.py; declared 839). On the
+    full trace (~0.4-0.8 M chosen records and ~4.7 M rows a bucket) about 500 MB."""
     rz = config["realizations"]
     buckets = max(len(BUCKETS), 1)
     # a status output (too little data) has no n_records: mean_lifetime gives 0
     records = min(rz["n_tasks"], parquet_rows(input.long)) * mean_lifetime(input.long)
-    per_bucket = 105 * records / buckets + 40 * parquet_rows(input.series) / buckets
+    per_bucket = 145 * records / buckets + 40 * parquet_rows(input.series) / buckets
     return int(150 + (per_bucket + rz["chunk_tasks"] * rz["n_realizations"] * 8) / 2**20)
 
 

@@ -22,7 +22,6 @@ import polars as pl
 
 from colocate.prep.tasks import TASK_KEY
 
-
 KINDS = ("inst", "avg")
 
 
