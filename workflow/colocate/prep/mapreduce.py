@@ -169,11 +169,10 @@ def map_task_usage(
         .sort("window", *TASK_KEY)
     )
     job_windows, sampled = pl.collect_all([job_windows, sampled])
-    # Records only need grouping by bucket (the reducer orders each series itself): a stable
-    # radix argsort of the small bucket integers and one gather, which peaks far lower than a sort.
-    bucket = usage.select(bucket_expr(n_buckets)).to_series()
-    order = np.argsort(bucket.to_numpy().astype(np.uint16 if n_buckets <= 2**16 else np.uint32), kind="stable")
-    records = usage.select(USAGE_COLUMNS).with_columns(bucket)[order]
+    # Records only need grouping by bucket (the reducer orders each series itself), file order kept within
+    # a bucket: polars' stable sort on the bucket takes half the time of a numpy argsort and a gather of
+    # every column (0.26 s against 0.53 s on a real-size shard, one thread) for ~130 MB more at its peak.
+    records = usage.select(USAGE_COLUMNS).with_columns(bucket_expr(n_buckets)).sort("bucket", maintain_order=True)
     return records, job_windows, sampled
 
 
