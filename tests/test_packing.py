@@ -818,11 +818,13 @@ def _trace_set_series() -> pl.DataFrame:
     return pl.DataFrame(rows, schema=["job_id", "task_index", "window", "usage"], orient="row")
 
 
-def test_admission_on_the_trace_by_hand():
+@pytest.mark.parametrize("estimator", admission.ESTIMATORS)
+def test_admission_on_the_trace_by_hand(estimator):
     """Totals 1, 1, 2, 2, 4, 4, 3, 3, 2, 3 (A has no record at window 8): the capacity is the peak 4 at 90%, so
     U without is 0.2 of the time above 0.8. Usage is constant (σ = 0): C arrives at window 4 with A and B running,
-    (1 + 1 + 2) / (4 / 0.9) = 0.9 > 0.8, and is rejected whatever ε; with it out U never exceeds 0.8."""
-    res = admission.run_trace(_trace_set_series(), 0, 9, [0.01, 0.05], peak_quantile=1.0)
+    (1 + 1 + 2) / (4 / 0.9) = 0.9 > 0.8, and is rejected whatever ε; with it out U never exceeds 0.8. The measured
+    estimate sees the same: 2 in each of windows 2–3 before C, with no variance."""
+    res = admission.run_trace(_trace_set_series(), 0, 9, [0.01, 0.05], peak_quantile=1.0, estimator=estimator, history=2)
     assert res.capacity == pytest.approx(4 / 0.9)
     assert res.table["p_over_without"].to_list() == pytest.approx([0.2, 0.2])
     assert res.table["p_over_with"].to_list() == [0.0, 0.0]
@@ -838,6 +840,58 @@ def test_admission_on_the_trace_by_hand():
         admission.run_trace(_trace_set_series(), 1, 9, [0.01])
     with pytest.raises(ValueError, match="no records"):
         admission.run_trace(_trace_set_series().clear(), 0, 9, [0.01])
+
+
+def test_measured_utilisation_is_the_mean_and_variance_of_the_admitted_usage_before_the_arrival():
+    """Unuvar §III: μ and σ of the measured utilisation at the arrival, plus the newcomer's own moments. Arrival 0
+    uses 1, 3, 1, 3 at steps 0–3, arrival 1 uses 2 at steps 2–5: over the 4 steps before step 4 the admitted usage
+    is 1, 3, 3, 5 (mean 3, variance 2); a rejected arrival's usage is never measured."""
+    step = np.array([0, 1, 2, 3, 2, 3, 4, 5])
+    arrival = np.array([0, 0, 0, 0, 1, 1, 1, 1])
+    usage = np.array([1.0, 3, 1, 3, 2, 2, 2, 2])
+    est = admission.estimator("measured", 4, step, arrival, usage, 8)
+    assert est.moments(0, 0.5, 0.1) == (0.5, 0.1)  # no history yet: the newcomer alone
+    est.admitted(0, 2.0, 1.0)
+    est.admitted(1, 2.0, 0.0)
+    assert est.moments(4, 0.5, 0.1) == pytest.approx((3.5, 2.1))
+    assert est.moments(2, 0.0, 0.0) == pytest.approx((2.0, 1.0))  # steps 0–1: 1 and 3
+    est.departed(0, 2.0, 1.0)  # measured usage stops by itself
+    assert est.moments(6, 0.0, 0.0) == pytest.approx((np.mean([3, 5, 2, 2]), np.var([3, 5, 2, 2])))
+    independent = admission.estimator("independent", 4, step, arrival, usage, 8)
+    independent.admitted(0, 2.0, 1.0)
+    assert independent.moments(4, 0.5, 0.1) == (2.5, 1.1)
+    with pytest.raises(ValueError, match="estimator must be one of measured, independent"):
+        admission.estimator("oracle", 4, step, arrival, usage, 8)
+    with pytest.raises(ValueError, match="history must be ≥ 2"):
+        admission.estimator("measured", 1, step, arrival, usage, 8)
+
+
+def test_measured_estimate_sees_a_shared_daily_load_that_the_independent_sum_misses():
+    """Tasks whose usage follows one common cycle: the sum of their own variances counts the cycle once per task
+    (independent), while the measured utilisation carries it fully correlated, so with the same arrivals the
+    measured controller rejects more, and keeps U above U* less often."""
+    rng = np.random.default_rng(3)
+    n_tasks, steps = 400, 2000
+    start = np.sort(rng.integers(0, steps - 200, n_tasks))
+    end = start + rng.integers(100, 200, n_tasks)
+    stream = admission.Arrivals(np.arange(n_tasks), start, end)
+    lengths = end - start
+    arrival = np.repeat(np.arange(n_tasks), lengths)
+    step = np.concatenate([np.arange(a, b) for a, b in zip(start, end)])
+    usage = 1.0 + 0.6 * np.sin(2 * np.pi * step / 288) + 0.1 * rng.standard_normal(step.size)
+    count = np.bincount(arrival)
+    means = np.bincount(arrival, weights=usage) / count
+    variances = np.bincount(arrival, weights=(usage - means[arrival]) ** 2) / count
+    total = np.bincount(step, weights=usage, minlength=steps)
+    capacity = np.quantile(total, 0.998) / 0.9
+    out = {}
+    for name in admission.ESTIMATORS:
+        ok = admission.admit(stream, means, variances, admission.BetaAdmissionController(0.8, 0.01, capacity),
+                             admission.estimator(name, 36, step, arrival, usage, steps))
+        u = admission.utilisation(step, arrival, usage, steps, capacity, ok)
+        out[name] = (1 - ok.mean(), (u > 0.8).mean())
+    assert out["measured"][0] > out["independent"][0] + 0.02
+    assert out["measured"][1] < out["independent"][1]
 
 
 def test_admission_source_is_the_trace_where_it_holds_the_running_tasks():
@@ -909,12 +963,15 @@ def test_admission_headline_numbers_show_the_rejected_share_in_percent():
     close, far = rows["ε=0.005: rejected share"], rows["ε=0.02: rejected share"]
     assert (close["paper"], close["ours"], close["unit"]) == ("10.83%", "10%", "%")
     assert (close["paper_value"], close["ours_value"], close["within"], close["cause"]) == (10.83, 10.0, True, "")
-    assert far["ours"] == "1%" and far["within"] is False and far["cause"] == admission.TRACE_CAUSES["rejection"]
-    by_draws = summary.rows("admission", admission.headline_numbers(t, source="realizations"))
-    assert by_draws.filter(pl.col("quantity") == "ε=0.02: rejected share")["cause"].item() == admission.REALIZATION_CAUSES["rejection"]
+    assert far["ours"] == "1%" and far["within"] is False and far["cause"] == admission.CAUSES[("trace", "measured")]["rejection"]
+    for source, estimator in admission.CAUSES:  # each reading of Table VIII carries its own measured cause
+        rows_of = summary.rows("admission", admission.headline_numbers(t, source=source, estimator=estimator))
+        cause = rows_of.filter(pl.col("quantity") == "ε=0.02: rejected share")["cause"].item()
+        assert cause == admission.CAUSES[(source, estimator)]["rejection"]
+        assert estimator in rows_of["note"][0]
     p = rows["ε=0.005: P(U > 0.8) with the controller"]
     assert (p["item"], p["unit"], p["ours_value"], p["within"]) == ("Table VIII", "", 0.011, True)
-    assert p["note"] == "Table VIII (sets of the trace)"
+    assert p["note"] == "Table VIII (sets of the trace, measured μ and σ)"
     assert {r["item"] for r in rows.values()} == {"Table VIII"}
 
 
@@ -955,7 +1012,7 @@ def test_admission_headline_compares_the_paper_run_with_the_replicates_range():
     rejected = rows["ε=0.005: rejected share"]  # 10.83% inside 2–12%
     assert rejected["within"] is True and rejected["tolerance"] == "±7" and rejected["unit"] == "%"
     narrow = rows["ε=0.005: P(U > 0.8) with the controller"]  # replicates within ×1.5 of their mean
-    assert narrow["tolerance"] == "×1.5" and narrow["within"] is False and narrow["cause"] == admission.TRACE_CAUSES["p_over_with"]
+    assert narrow["tolerance"] == "×1.5" and narrow["within"] is False and narrow["cause"] == admission.CAUSES[("trace", "measured")]["p_over_with"]
 
 
 @pytest.mark.parametrize(

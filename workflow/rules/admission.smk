@@ -35,6 +35,8 @@ rule admission_control:
         seed=config["packing"]["admission"]["seed"],
         replicates=config["packing"]["admission"]["replicates"],
         source=config["packing"]["admission"]["source"],
+        estimator=config["packing"]["admission"]["estimator"],
+        history=config["packing"]["admission"]["history_windows"],
         job_cap=CH_UNUVAR["job_cap"],
         usage=CH_UNUVAR["usage"],
         code=code_digest("insufficient", "scheduling.admission", "analysis.aggregate", "report.summary", "io"),

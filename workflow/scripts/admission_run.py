@@ -16,7 +16,8 @@ def main(inputs, outputs, params, log):
     records, lo, hi = aggregate.task_records(parts) if p.source != "realizations" else (None, 0, -1)
     source, note = admission.choose_source(p.source, records, lo, hi, p.mean_running)
     common = {"replicates": p.replicates, "seed": p.seed, "mean_running": p.mean_running, "threshold": p.threshold,
-              "peak_utilisation": p.peak_utilisation, "peak_quantile": p.peak_quantile}
+              "peak_utilisation": p.peak_utilisation, "peak_quantile": p.peak_quantile, "estimator": p.estimator,
+              "history": p.history}
     if source == "trace":
         res, each = admission.run_trace_replicates(parts, records, lo, hi, p.eps, job_cap=p.job_cap, column=p.usage, **common)
     else:
@@ -26,7 +27,7 @@ def main(inputs, outputs, params, log):
     io.write_parquet(res.utilisation, outputs.utilisation)
     res.table.with_columns(source=pl.lit(source), note=pl.lit(note)).write_csv(outputs.table)
     each.write_csv(outputs.replicates)
-    summary.rows("Stochastic admission controller (Unuvar §IV-F)", admission.headline_numbers(res.table, source)).write_csv(outputs.summary)
+    summary.rows("Stochastic admission controller (Unuvar §IV-F)", admission.headline_numbers(res.table, source, p.estimator)).write_csv(outputs.summary)
 
 
 if __name__ == "__main__":
