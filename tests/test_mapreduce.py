@@ -138,6 +138,45 @@ def test_histogram_edges():
     np.testing.assert_allclose(hist[0], expected, atol=1e-7)
 
 
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 3), st.integers(0, 2), st.one_of(st.none(), st.floats(-0.5, 1.5))),
+                min_size=1, max_size=60))
+def test_histograms_match_a_brute_force_count_in_any_record_order(rows):
+    """Janus §3.5's h_i[k] = |{t : k/100 ≤ x_i(t) < (k+1)/100}| / T_i (missing as 0, clipped to [0, 1]), one row per
+    task in key order, whatever the order of the records (the reducer passes them sorted, other callers need not)."""
+    recs = pl.DataFrame(rows, schema={"job_id": pl.Int64, "task_index": pl.Int64, "sampled_cpu_usage": pl.Float32},
+                        orient="row")
+    keys, hist = tasks.inst_histograms(recs)
+    expected_keys = sorted({(j, t) for j, t, _ in rows})
+    assert keys.rows() == expected_keys and hist.dtype == np.float32
+    for (j, t), h in zip(expected_keys, hist):
+        xs = [np.float32(x or 0.0) for jj, tt, x in rows if (jj, tt) == (j, t)]
+        count = np.zeros(100)
+        for x in xs:
+            # in float32, as the column is stored: 0.9f · 100 rounds to 90
+            count[min(99, int(np.floor(np.clip(x, np.float32(0), np.float32(1)) * np.float32(100))))] += 1
+        np.testing.assert_allclose(h, count / len(xs), atol=1e-7)
+
+
+def test_reduce_bucket_counts_each_dropped_task_once():
+    """A failing task, a task without events, an all-zero task (whose avg > 1 record is not counted as fixed) and
+    a kept task with one avg > 1 record: the counts, and only the kept task's statistics."""
+    recs = pl.concat([
+        usage_rows(1, 0, [0.2] * 30, [0.1] * 29 + [1.5]),  # kept, long, one avg > 1 replaced by its inst
+        usage_rows(2, 0, [0.0] * 30, [1.5] * 30),  # all-zero inst: dropped, its avg > 1 not counted
+        usage_rows(3, 0, [0.3] * 5, [0.3] * 5),  # failing
+        usage_rows(4, 0, [0.3] * 5, [0.3] * 5),  # no task events
+    ])
+    events = pl.concat([events_rows(1, 0, [0, 1, 4]), events_rows(2, 0, [0, 1, 4]), events_rows(3, 0, [0, 1, 5])])
+    out = mapreduce.reduce_bucket(recs, mapreduce.map_task_events(events, 1))
+    assert out["counts"].row(0, named=True) == {"tasks_with_usage": 4, "no_task_events": 1, "failing_dropped": 1,
+                                                "all_zero_dropped": 1, "avg_above_one_replaced": 1, "long": 1, "short": 0}
+    stats = out["stats"].row(0, named=True)
+    assert out["stats"].height == 1 and (stats["job_id"], stats["n_records"]) == (1, 30)
+    assert stats["avg_mean"] == pytest.approx((29 * 0.1 + 0.2) / 30)  # the fixed record counts with its inst
+    assert out["series"]["avg"].max() == pytest.approx(0.2)
+
+
 @settings(max_examples=50, deadline=None)
 @given(st.integers(0, 2**33), st.integers(0, 50_000), st.integers(1, 512))
 def test_bucket_is_stable_and_in_range(job, task, n):

@@ -16,9 +16,10 @@ import polars as pl
 from colocate.prep.tasks import (
     LONG_MIN_RECORDS,
     TASK_KEY,
-    all_zero_tasks,
+    any_nonzero_inst,
+    avg_above_one,
     failing_expr,
-    fix_avg_above_one,
+    fixed_avg,
     inst_histograms,
     task_statistics,
 )
@@ -195,23 +196,25 @@ def reduce_bucket(
     * ``counts``: one row — tasks, no events, failing, all-zero dropped, avg>1 replaced, long, short.
     """
     tasks = combine_task_pieces(task_pieces)
-    usage_tasks = records.select(TASK_KEY).unique()
-    joined = records.join(tasks.select(*TASK_KEY, "failing"), on=TASK_KEY, how="left")
-    status = joined.group_by(TASK_KEY).agg(pl.col("failing").first())
-    n_no_events = status.filter(pl.col("failing").is_null()).height
-    n_failing = status.filter(pl.col("failing") == True).height  # noqa: E712 (polars expression)
-    kept = joined.filter(pl.col("failing") == False).drop("failing")  # noqa: E712
-    zero = all_zero_tasks(kept)
-    kept = kept.join(zero, on=TASK_KEY, how="anti")
-    kept, n_fixed = fix_avg_above_one(kept)
-
-    stats = task_statistics(kept, long_min_records).join(
+    # one pass over the records: each task's status, statistics (avg > 1 fixed first), zero test and fixes
+    joined = records.join(tasks.select(*TASK_KEY, "failing"), on=TASK_KEY, how="left").with_columns(
+        avg_above_one().alias("_above_one"), fixed_avg()
+    )
+    per_task = task_statistics(joined, long_min_records, extra=[
+        pl.col("failing").first(), any_nonzero_inst().alias("_nonzero"), pl.col("_above_one").sum().alias("_fixed")])
+    n_no_events = per_task["failing"].null_count()
+    n_failing = per_task.filter(pl.col("failing") == True).height  # noqa: E712 (polars expression)
+    kept = per_task.filter(pl.col("failing") == False)  # noqa: E712
+    n_zero = kept.filter(~pl.col("_nonzero")).height
+    kept = kept.filter("_nonzero")
+    n_fixed = int(kept["_fixed"].sum())
+    stats = kept.drop("failing", "_nonzero", "_fixed").join(
         tasks.select(*TASK_KEY, "priority", "scheduling_class", "cpu_request", "memory_request"),
         on=TASK_KEY,
         how="left",
     )
     long_keys = stats.filter("is_long").select(TASK_KEY)
-    long_records = kept.join(long_keys, on=TASK_KEY, how="semi").sort(*TASK_KEY, "start_time")
+    long_records = joined.join(long_keys, on=TASK_KEY, how="semi").sort(*TASK_KEY, "start_time")
     series = long_records.select(
         *TASK_KEY,
         "start_time",
@@ -225,10 +228,10 @@ def reduce_bucket(
     n_long = long_keys.height
     counts = pl.DataFrame(
         {
-            "tasks_with_usage": [usage_tasks.height],
+            "tasks_with_usage": [per_task.height],
             "no_task_events": [n_no_events],
             "failing_dropped": [n_failing],
-            "all_zero_dropped": [zero.height],
+            "all_zero_dropped": [n_zero],
             "avg_above_one_replaced": [n_fixed],
             "long": [n_long],
             "short": [stats.height - n_long],

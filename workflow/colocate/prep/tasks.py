@@ -7,6 +7,8 @@ and ``y_i(t)`` its 5-minute average ("avg", the trace's *CPU rate*) usage.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import polars as pl
 
@@ -32,25 +34,37 @@ def fix_avg_above_one(records: pl.DataFrame) -> tuple[pl.DataFrame, int]:
     CPU is normalised to the largest machine, so avg > 1 is a measurement error.
     Returns the fixed records and the number of records replaced.
     """
-    bad = pl.col("cpu_rate") > 1
-    n = int(records.select(bad.sum()).item() or 0)
-    fixed = records.with_columns(
-        pl.when(bad).then(pl.col("sampled_cpu_usage")).otherwise(pl.col("cpu_rate")).alias("cpu_rate")
-    )
-    return fixed, n
+    n = int(records.select(avg_above_one().sum()).item() or 0)
+    return records.with_columns(fixed_avg()), n
+
+
+def avg_above_one() -> pl.Expr:
+    """True for a record whose 5-minute average exceeds 1, a measurement error (Janus §3.1)."""
+    return pl.col("cpu_rate") > 1
+
+
+def fixed_avg() -> pl.Expr:
+    """``cpu_rate`` with the averages above 1 replaced by the record's inst (Janus §3.1)."""
+    return pl.when(avg_above_one()).then(pl.col("sampled_cpu_usage")).otherwise(pl.col("cpu_rate")).alias("cpu_rate")
+
+
+def any_nonzero_inst() -> pl.Expr:
+    """Per task (in an aggregation): False iff its inst usage is zero or missing in every record (Janus §3.1)."""
+    return (pl.col("sampled_cpu_usage").fill_null(0) != 0).any()
 
 
 def all_zero_tasks(records: pl.DataFrame) -> pl.DataFrame:
     """Keys of tasks whose inst usage is zero (or missing) for their whole duration (Janus §3.1)."""
     return (
         records.group_by(TASK_KEY)
-        .agg((pl.col("sampled_cpu_usage").fill_null(0) != 0).any().alias("_nonzero"))
+        .agg(any_nonzero_inst().alias("_nonzero"))
         .filter(~pl.col("_nonzero"))
         .select(TASK_KEY)
     )
 
 
-def task_statistics(records: pl.DataFrame, long_min_records: int = LONG_MIN_RECORDS) -> pl.DataFrame:
+def task_statistics(records: pl.DataFrame, long_min_records: int = LONG_MIN_RECORDS,
+                    extra: Sequence[pl.Expr] = ()) -> pl.DataFrame:
     """Per-task statistics of usage records (one row per task, sorted by key).
 
     ``records`` has one row per task and 5-minute window with ``job_id``,
@@ -58,7 +72,8 @@ def task_statistics(records: pl.DataFrame, long_min_records: int = LONG_MIN_RECO
     Returns ``n_records`` (T_i), ``inst_mean``, ``inst_std``, ``avg_mean``,
     ``avg_std`` (population std, ddof=0: the std of the empirical
     distribution X_i that realizations are drawn from), ``inst_max`` and
-    ``is_long`` (T_i ≥ ``long_min_records``). Accumulates in float64 whatever the input dtype.
+    ``is_long`` (T_i ≥ ``long_min_records``), then the ``extra`` aggregations, computed in the same pass.
+    Accumulates in float64 whatever the input dtype.
     """
     x, y = pl.col("sampled_cpu_usage").cast(pl.Float64), pl.col("cpu_rate").cast(pl.Float64)
     return (
@@ -70,6 +85,7 @@ def task_statistics(records: pl.DataFrame, long_min_records: int = LONG_MIN_RECO
             y.mean().alias("avg_mean"),
             y.std(ddof=0).alias("avg_std"),
             x.max().alias("inst_max"),
+            *extra,
         )
         .with_columns((pl.col("n_records") >= long_min_records).alias("is_long"))
         .sort(TASK_KEY)
@@ -91,17 +107,17 @@ def inst_histograms(records: pl.DataFrame, bins: int = HIST_BINS) -> tuple[pl.Da
         .clip(0, bins - 1)
         .alias("_bin"),
     )
-    keys = binned.select(TASK_KEY).unique().sort(TASK_KEY).with_row_index("_row")
-    counts = (
-        binned.join(keys, on=TASK_KEY)
-        .group_by("_row", "_bin")
-        .len()
-    )
-    hist = np.zeros((keys.height, bins), dtype=np.float64)
-    np.add.at(hist, (counts["_row"].to_numpy(), counts["_bin"].to_numpy()), counts["len"].to_numpy())
-    totals = hist.sum(axis=1, keepdims=True)
-    hist = np.divide(hist, totals, out=np.zeros_like(hist), where=totals > 0)
-    return keys.drop("_row"), hist.astype(np.float32)
+    job, task = binned["job_id"].to_numpy(), binned["task_index"].to_numpy()
+    if ((job[1:] < job[:-1]) | ((job[1:] == job[:-1]) & (task[1:] < task[:-1]))).any():
+        binned = binned.sort(TASK_KEY, maintain_order=True)
+        job, task = binned["job_id"].to_numpy(), binned["task_index"].to_numpy()
+    # records sorted by task: a task's row is the number of key changes before it (one bincount, no join)
+    first = np.r_[True, (job[1:] != job[:-1]) | (task[1:] != task[:-1])] if job.size else np.zeros(0, dtype=bool)
+    row = np.cumsum(first) - 1
+    n = int(first.sum())
+    counts = np.bincount(row * bins + binned["_bin"].to_numpy(), minlength=n * bins).reshape(n, bins)
+    hist = counts / counts.sum(axis=1, keepdims=True)  # every task has a record
+    return binned.filter(pl.Series(first)).select(TASK_KEY), hist.astype(np.float32)
 
 
 def long_tasks_status(stats: pl.DataFrame, long_min_records: int = LONG_MIN_RECORDS) -> InsufficientData | None:
