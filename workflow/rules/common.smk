@@ -172,6 +172,15 @@ def plugin_digest(*specs):
     return f"+{h.hexdigest()[:16]}" if plugins else ""
 
 
+def synthesize_mem_mb():
+    """The synthesis holds the whole model and the rendered records: 1.6 GB at the default scale; at the paper
+    scale (the full-size model) 2.5 GB plus 0.68 GB per task_usage shard of real size rendered, fitted to the
+    3.8 / 7.9 GB peaks of the 2- / 8-shard slices (bench/paper_scale.py), × 1.25."""
+    if config.get("scale") == "paper":
+        return int(1.25 * (2473 + 682 * config["synthetic"]["shards"]["task_usage"]))
+    return 6000
+
+
 def synthetic_shard_counts():
     counts = dict(config["synthetic"]["shards"])
     counts["machine_events"] = 1

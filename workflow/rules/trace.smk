@@ -21,7 +21,7 @@ if SOURCE == "synthetic":
             f"{TRACE_ROOT}/logs/synthesize_trace.tsv"
         threads: 2
         resources:
-            mem_mb=6000,
+            mem_mb=synthesize_mem_mb(),
             runtime=30,
         conda:
             "../../environment.yml"
