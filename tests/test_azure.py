@@ -126,3 +126,33 @@ def test_vm_summary_matches_numpy(rows):
         assert row["readings"] == xs.size and row["maxcpu"] == xs.max()
         assert row["p95maxcpu"] == np.percentile(xs, 95, method="higher")
         assert row["avgcpu"] == pytest.approx(np.mean(xs / 2), rel=1e-12, abs=1e-12)
+
+
+def test_a_vm_with_a_pure_daily_sinusoid_gives_its_ratio_through_beaumonts_decomposition():
+    """Known answer (Beaumont §5.2 on a VM): avg = 40 + 10·cos(2π t / day − 60°) over 30 days has a daily ratio of
+    0.25, its peak at 60°, and no hourly, weekly, long-term or noise component; a missing slot is filled by the
+    time of day and changes nothing."""
+    from colocate.analysis import periodicity
+
+    t = np.arange(0, 30 * 86_400, 300)
+    avg = 40 + 10 * np.cos(2 * np.pi * (t + 150) / 86_400 - np.radians(60))  # at the slot's mid-point
+    keep = np.ones(t.size, dtype=bool)
+    keep[1000] = False
+    readings = pl.DataFrame({"timestamp": t[keep], "vmid": "vm", "min_cpu": avg[keep] - 1, "max_cpu": avg[keep] + 1,
+                             "avg_cpu": avg[keep]}, schema=az.READINGS_SCHEMA)
+    ids, x = az.vm_series(readings)
+    assert ids == ["vm"] and x.shape == (1, t.size) and np.isnan(x[0, 1000]) and np.isnan(x).sum() == 1
+    comps = periodicity.components(periodicity.fill_by_time_of_day(x), pl.DataFrame({"job_id": [0]}))
+    row = comps.row(0, named=True)
+    assert row["daily_ratio"] == pytest.approx(0.25, abs=1e-9) and row["daily_phase_deg"] == pytest.approx(60, abs=1e-6)
+    for c in ("hourly", "weekly", "long_term", "noise"):
+        assert row[f"{c}_ratio"] == pytest.approx(0, abs=1e-9), c
+
+
+def test_the_real_vms_series_hold_every_reading():
+    """The 20 real V2 VMs as Beaumont §5.2's input: every reading in its slot, NaN only where the trace has none."""
+    readings = az.read_readings(V2_READINGS)
+    ids, x = az.vm_series(readings)
+    assert len(ids) == 20 and x.shape == (20, 8639) and np.isnan(x).sum() == 96
+    first = readings.filter(pl.col("vmid") == ids[0]).sort("timestamp")
+    np.testing.assert_array_equal(x[0, first["timestamp"].to_numpy() // 300], first["avg_cpu"].to_numpy())

@@ -22,11 +22,13 @@ import gzip
 import zlib
 from pathlib import Path
 
+import numpy as np
 import polars as pl
 
 from colocate.trace import TraceFormatError
 
-__all__ = ["READINGS_SCHEMA", "VMTABLE_SCHEMA", "SLOT_SECONDS", "read_readings", "read_vmtable", "vm_summary"]
+__all__ = ["READINGS_SCHEMA", "VMTABLE_SCHEMA", "SLOT_SECONDS", "read_readings", "read_vmtable", "vm_summary",
+           "vm_series"]
 
 #: One reading covers 5 minutes.
 SLOT_SECONDS = 300
@@ -135,3 +137,23 @@ def vm_summary(readings: pl.DataFrame) -> pl.DataFrame:
              pl.col("max_cpu").quantile(0.95, interpolation="higher").alias("p95maxcpu"))
         .sort("vmid")
     )
+
+
+def vm_series(readings: pl.DataFrame, column: str = "avg_cpu") -> tuple[list[str], np.ndarray]:
+    """Each VM's ``column`` per 5-minute slot: the VM ids (sorted) and a (VMs × slots) array, slot k the reading at
+    k · 300 s, NaN where a VM has none (before its first reading, after its last, or a missing slot).
+
+    The rows are what Beaumont §5.2's decomposition takes for a job's CPU per window
+    (:func:`colocate.analysis.periodicity.components`, after
+    :func:`~colocate.analysis.periodicity.fill_by_time_of_day` for the gaps): slot k covers [300k, 300k + 300) s
+    from the trace start, as window k does in the Google trace.
+    """
+    if readings.height == 0:
+        return [], np.zeros((0, 0))
+    ids = readings["vmid"].unique().sort()
+    rows = pl.DataFrame({"vmid": ids, "row": np.arange(ids.len())})
+    r = readings.select("vmid", (pl.col("timestamp") // SLOT_SECONDS).alias("slot"), column).join(rows, on="vmid")
+    slot = r["slot"].to_numpy()
+    x = np.full((ids.len(), int(slot.max()) + 1), np.nan)
+    x[r["row"].to_numpy(), slot] = r[column].to_numpy()
+    return ids.to_list(), x
