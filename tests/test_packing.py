@@ -842,21 +842,22 @@ def test_admission_on_the_trace_by_hand(estimator):
         admission.run_trace(_trace_set_series().clear(), 0, 9, [0.01])
 
 
-def test_measured_utilisation_is_the_mean_and_variance_of_the_admitted_usage_before_the_arrival():
-    """Unuvar §III: μ and σ of the measured utilisation at the arrival, plus the newcomer's own moments. Arrival 0
-    uses 1, 3, 1, 3 at steps 0–3, arrival 1 uses 2 at steps 2–5: over the 4 steps before step 4 the admitted usage
-    is 1, 3, 3, 5 (mean 3, variance 2); a rejected arrival's usage is never measured."""
+def test_measured_utilisation_is_the_running_level_and_the_measured_variance_before_the_arrival():
+    """Unuvar §III, measured: σ² of the admitted usage over the ``history`` steps before the arrival plus the
+    newcomer's, μ the running tasks' means plus the newcomer's. Arrival 0 uses 1, 3, 1, 3 at steps 0–3, arrival 1
+    uses 2 at steps 2–5: over the 4 steps before step 4 the admitted usage is 1, 3, 3, 5 (variance 2)."""
     step = np.array([0, 1, 2, 3, 2, 3, 4, 5])
     arrival = np.array([0, 0, 0, 0, 1, 1, 1, 1])
     usage = np.array([1.0, 3, 1, 3, 2, 2, 2, 2])
     est = admission.estimator("measured", 4, step, arrival, usage, 8)
-    assert est.moments(0, 0.5, 0.1) == (0.5, 0.1)  # no history yet: the newcomer alone
+    assert est.moments(0, 0.5, 0.1) == (0.5, 0.1)  # nothing runs, no history: the newcomer alone
     est.admitted(0, 2.0, 1.0)
+    assert est.moments(1, 0.5, 0.1) == (2.5, 1.1)  # one step of history: the running tasks' own variances
     est.admitted(1, 2.0, 0.0)
-    assert est.moments(4, 0.5, 0.1) == pytest.approx((3.5, 2.1))
-    assert est.moments(2, 0.0, 0.0) == pytest.approx((2.0, 1.0))  # steps 0–1: 1 and 3
-    est.departed(0, 2.0, 1.0)  # measured usage stops by itself
-    assert est.moments(6, 0.0, 0.0) == pytest.approx((np.mean([3, 5, 2, 2]), np.var([3, 5, 2, 2])))
+    assert est.moments(4, 0.5, 0.1) == pytest.approx((4.5, 2.1))
+    assert est.moments(2, 0.0, 0.0) == pytest.approx((4.0, 1.0))  # steps 0–1: 1 and 3
+    est.departed(0, 2.0, 1.0)  # its mean leaves the level; its usage leaves the measurement by itself
+    assert est.moments(6, 0.0, 0.0) == pytest.approx((2.0, np.var([3, 5, 2, 2])))
     independent = admission.estimator("independent", 4, step, arrival, usage, 8)
     independent.admitted(0, 2.0, 1.0)
     assert independent.moments(4, 0.5, 0.1) == (2.5, 1.1)
@@ -864,6 +865,26 @@ def test_measured_utilisation_is_the_mean_and_variance_of_the_admitted_usage_bef
         admission.estimator("oracle", 4, step, arrival, usage, 8)
     with pytest.raises(ValueError, match="history must be ≥ 2"):
         admission.estimator("measured", 1, step, arrival, usage, 8)
+
+
+@pytest.mark.parametrize("estimator", admission.ESTIMATORS)
+def test_arrivals_in_the_same_window_see_each_other(estimator):
+    """Ten constant tasks of 0.3 arriving at one step on a machine of capacity 1 (U* = 0.8): each estimate counts
+    the ones admitted before it at that step, so two are admitted (0.6), not all ten; five more arriving one step
+    apart later find it as full."""
+    start = np.r_[np.zeros(10, dtype=np.int64), np.arange(20, 25)]
+    stream = admission.Arrivals(np.arange(15), start, start + 50)
+    lengths = stream.end - stream.start
+    arrival = np.repeat(np.arange(15), lengths)
+    step = np.concatenate([np.arange(a, b) for a, b in zip(stream.start, stream.end)])
+    usage = np.full(step.size, 0.3)
+    ok = admission.admit(stream, np.full(15, 0.3), np.zeros(15), admission.BetaAdmissionController(0.8, 0.01, 1.0),
+                         admission.estimator(estimator, 4, step, arrival, usage, 80))
+    assert ok.tolist() == [True, True] + [False] * 13
+    with pytest.raises(ValueError, match="finite with variances ≥ 0"):
+        admission.admit(stream, np.full(15, 0.3), np.full(15, -1.0), admission.BetaAdmissionController())
+    with pytest.raises(ValueError, match="finite with variances ≥ 0"):
+        admission.admit(stream, np.full(15, np.nan), np.zeros(15), admission.BetaAdmissionController())
 
 
 def test_measured_estimate_sees_a_shared_daily_load_that_the_independent_sum_misses():
@@ -887,7 +908,7 @@ def test_measured_estimate_sees_a_shared_daily_load_that_the_independent_sum_mis
     out = {}
     for name in admission.ESTIMATORS:
         ok = admission.admit(stream, means, variances, admission.BetaAdmissionController(0.8, 0.01, capacity),
-                             admission.estimator(name, 36, step, arrival, usage, steps))
+                             admission.estimator(name, 288, step, arrival, usage, steps))
         u = admission.utilisation(step, arrival, usage, steps, capacity, ok)
         out[name] = (1 - ok.mean(), (u > 0.8).mean())
     assert out["measured"][0] > out["independent"][0] + 0.02

@@ -87,11 +87,16 @@ class IndependentTasks:
 
 
 class MeasuredUtilisation:
-    """Mean and variance of the machine's measured usage over the ``history`` steps before the arrival, plus the
-    newcomer's μ_i and σ_i² — Unuvar §III: "μ_k and σ_k are the estimated mean and standard deviation of the
-    measured utilization of resource k at the request arrival time", so that ℙ "is dynamically adjusted with the
-    measured statistical properties of resource utilization". It sees the load the running tasks share (a
-    daily cycle), which :class:`IndependentTasks` does not. Before any history the newcomer's moments alone.
+    """The machine's measured state at the arrival — Unuvar §III: "μ_k and σ_k are the estimated mean and standard
+    deviation of the measured utilization of resource k at the request arrival time", so that ℙ "is dynamically
+    adjusted with the measured statistical properties of resource utilization".
+
+    σ² is the variance of the machine's measured usage over the ``history`` steps before the arrival, plus the
+    newcomer's σ_i²: it sees the load the running tasks share (a daily cycle), which the sum of their own
+    variances (:class:`IndependentTasks`) does not. μ is the current level, the admitted tasks running now (each
+    task's mean measured over its records) plus the newcomer, rather than the window's mean: a window lags the
+    tasks admitted within it, and those arriving at the same step would not see each other. Before two steps of
+    history σ² is the running tasks' Σσ_i² plus the newcomer's.
 
     ``step``, ``arrival``, ``usage``: every arrival's usage per step (:func:`usage_draws`); ``n_steps`` the steps.
     """
@@ -106,19 +111,22 @@ class MeasuredUtilisation:
         self._step, self._usage = step[order], usage[order]
         self._bounds = np.searchsorted(arrival[order], np.arange(int(arrival.max(initial=-1)) + 2))
         self.measured = np.zeros(n_steps)  # usage of the admitted tasks per step
+        self.running = IndependentTasks()
 
     def moments(self, t: int, mean: float, var: float) -> tuple[float, float]:
+        level, independent = self.running.moments(t, mean, var)
         past = self.measured[max(0, t - self.history) : t]  # final: later arrivals start at t or after
-        if past.size == 0:
-            return mean, var
-        return float(past.mean()) + mean, float(past.var()) + var
+        if past.size < 2:
+            return level, independent
+        return level, float(past.var()) + var
 
     def admitted(self, k: int, mean: float, var: float) -> None:
+        self.running.admitted(k, mean, var)
         lo, hi = self._bounds[k], self._bounds[k + 1]
         self.measured[self._step[lo:hi]] += self._usage[lo:hi]  # one record per step and task
 
     def departed(self, k: int, mean: float, var: float) -> None:
-        pass  # its usage stops in the measurement by itself
+        self.running.departed(k, mean, var)  # its usage leaves the measurement by itself
 
 
 ESTIMATORS = ("measured", "independent")
@@ -268,6 +276,8 @@ def admit(stream: Arrivals, means: np.ndarray, variances: np.ndarray, controller
     admitted = np.zeros(stream.task.size, dtype=bool)
     running: list[tuple[int, int]] = []  # (end step, arrival)
     m, v = np.asarray(means, np.float64)[stream.task], np.asarray(variances, np.float64)[stream.task]
+    if not (np.isfinite(m).all() and np.isfinite(v).all() and (v >= 0).all()):
+        raise ValueError("task means and variances must be finite with variances ≥ 0")
     for k, (t, end) in enumerate(zip(stream.start.tolist(), stream.end.tolist())):
         while running and running[0][0] <= t:
             _, j = heapq.heappop(running)
@@ -500,14 +510,16 @@ _TRACE_WITHOUT = ("a thinner tail above 0.8 at §IV-C's 90% normalisation: 7 set
 _REALIZATIONS_WITHOUT = ("a narrower total: each of 7 streams gives 0.021–0.036 (mean 0.028), below the paper's 0.044, as "
                          "usage is drawn independently per step (README)")
 CAUSES = {
-    # on the trace's sets (the paper's method), measuring the utilisation of the last 36 windows
+    # on the trace's sets (the paper's method), σ measured over the last day
     ("trace", "measured"): {
-        "rejection": ("the controller measures U's mean and std over the 3 hours before each arrival (the paper does "
-                      "not state its window): over 7 sets it rejects 6.1–10.6 / 5.5–8.7 / 4.6–6.7% for ε = 0.005 / "
-                      "0.01 / 0.02, 12 windows 6.5 / 5.7 / 5.3%, a day 16 / 14 / 9.9% (README)"),
-        "p_over_with": ("from a thinner tail: without the controller P(U > 0.8) is 0.023–0.025, not 0.044 (Table VII "
-                        "rows), and the controller leaves 0.24–0.38 of it (the paper's run 0.27–0.86): 0.005–0.010 "
-                        "over 7 sets (README)"),
+        "rejection": ("the controller's σ is the measured utilisation's over the day before each arrival (the paper "
+                      "does not state its window; its Fig 8 example uses the whole trace's): over 7 sets it rejects "
+                      "14.7–16.9 / 11.6–14.0 / 8.9–11.4% for ε = 0.005 / 0.01 / 0.02; over 3 hours 3.5 / 2.6 / 1.9%, "
+                      "the paper's values between the two (README)"),
+        "p_over_with": ("a day's σ holds the daily swing on top of the current level, so the Beta tail is wide and "
+                        "the controller refuses well before U* is reached: P(U > 0.8) with it is 0.0002–0.0018 over 7 sets, "
+                        "1–7% of the 0.023–0.025 without it (the paper's run kept 27–86% of its 0.044); over 3 hours "
+                        "0.011 / 0.013 / 0.016 (README)"),
         "p_over_without": _TRACE_WITHOUT,
     },
     # on the trace's sets, summing the running tasks' own moments
@@ -521,7 +533,7 @@ CAUSES = {
     },
     # on independent realizations (source realizations)
     ("realizations", "measured"): {
-        "rejection": ("usage drawn independently per step has no shared load for the measurement to see: 2.0–3.2% "
+        "rejection": ("usage drawn independently per step has no shared load for the measurement to see: 0.8–2.1% "
                       "rejected over 7 streams at the default scale (README)"),
         "p_over_with": ("with usage drawn independently per step the measured variance is about Σσᵢ², the Beta "
                         "model's own: ε binds only at arrivals and the time-averaged P is about 0.1ε (README)"),
