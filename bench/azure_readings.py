@@ -24,6 +24,8 @@ import tempfile
 import time
 from pathlib import Path
 
+import timing
+
 HERE = Path(__file__).resolve().parent
 SAMPLE = HERE.parent / "workflow" / "data" / "azure-vm-sample" / "v2" / "vm_cpu_readings-20vms.csv.gz"
 
@@ -48,12 +50,6 @@ def build_file(path: Path, rows: int) -> None:
             tile += 1
 
 
-def time_gzip(path: Path) -> float:
-    t = time.perf_counter()
-    subprocess.run(["gzip", "-dc", str(path)], stdout=subprocess.DEVNULL, check=True)
-    return time.perf_counter() - t
-
-
 def time_read(path: Path) -> tuple[float, float, int]:
     """(seconds, peak RSS MB, rows) of read_readings in a fresh process."""
     res = subprocess.run([sys.executable, "-c", CHILD, str(path)], capture_output=True, text=True, check=True)
@@ -75,7 +71,7 @@ def main() -> None:
             t = time.perf_counter()
             build_file(path, args.rows)
             print(f"built {path} ({path.stat().st_size / 2**20:.1f} MB gz) in {time.perf_counter() - t:.1f} s")
-        gz = min(time_gzip(path) for _ in range(args.repeat))
+        gz = min(timing.gzip_seconds(path) for _ in range(args.repeat))
         runs = [time_read(path) for _ in range(args.repeat)]
         ours, rss, n = min(r[0] for r in runs), max(r[1] for r in runs), runs[0][2]
         print(f"rows               {n:,}")

@@ -23,6 +23,8 @@ import tempfile
 import time
 from pathlib import Path
 
+import timing
+
 HERE = Path(__file__).resolve().parent
 SAMPLE = HERE.parent / "workflow" / "data" / "google-2011-sample" / "task_usage" / "part-00000-of-00500.csv.gz"
 
@@ -73,12 +75,6 @@ def build_shard(path: Path, rows: int) -> None:
             tile += 1
 
 
-def time_gzip(path: Path) -> float:
-    t = time.perf_counter()
-    subprocess.run(["gzip", "-dc", str(path)], stdout=subprocess.DEVNULL, check=True)
-    return time.perf_counter() - t
-
-
 def time_map(path: Path, out: Path, buckets: int) -> tuple[float, float, int, float, float, float, float]:
     """(total s, peak RSS MB, rows, read s, aggregate + bucket reorder s, records write s, small writes s)."""
     res = subprocess.run([sys.executable, "-c", CHILD, str(path), str(out), str(buckets)], capture_output=True, text=True, check=True)
@@ -101,7 +97,7 @@ def main() -> None:
             t = time.perf_counter()
             build_shard(shard, args.rows)
             print(f"built {shard} ({shard.stat().st_size / 2**20:.1f} MB gz) in {time.perf_counter() - t:.1f} s")
-        gz = min(time_gzip(shard) for _ in range(args.repeat))
+        gz = min(timing.gzip_seconds(shard) for _ in range(args.repeat))
         runs = [time_map(shard, Path(tmp), args.buckets) for _ in range(args.repeat)]
         ours = min(r[0] for r in runs)
         rss = max(r[1] for r in runs)

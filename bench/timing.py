@@ -6,6 +6,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 
 def best_of(fn: Callable[[], object], repeat: int, warmup: bool = True) -> float:
@@ -37,3 +38,10 @@ def reference_and_ours(code: str, *args: object, labels: tuple[str, str] = ("ref
     (rt, rm), (ot, om) = (child(code, *args, which) for which in ("reference", "ours"))
     return (rt, rm), (ot, om), (f"{labels[0]} {rt:6.1f} s {rm:6.0f} MB | {labels[1]} {ot:6.1f} s {om:6.0f} MB | "
                                 f"time ×{ot / rt:.2f}, peak ×{om / rm:.2f}")
+
+
+def gzip_seconds(path: Path) -> float:
+    """Wall time of ``gzip -dc path > /dev/null``: the reference a reader of a gzip file is measured against."""
+    t = time.perf_counter()
+    subprocess.run(["gzip", "-dc", str(path)], stdout=subprocess.DEVNULL, check=True)
+    return time.perf_counter() - t

@@ -17,10 +17,10 @@ import sys
 from pathlib import Path
 
 import numpy as np
-import polars as pl
 from scipy import stats
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "workflow"))
+import finished_run  # noqa: E402
 from colocate.analysis import aggregate, betafit  # noqa: E402
 
 # Unuvar Tables II, IV, VI and VII (mean, std, K-S D, P actual, P Beta); §IV-C prints D for 18 tasks.
@@ -46,11 +46,7 @@ def main() -> None:
     ap.add_argument("--observations", type=int, default=500)
     ap.add_argument("--column", default="avg")
     args = ap.parse_args()
-    files = sorted(args.workdir.glob("results/*/reduce/bucket-*/series.parquet"))
-    if not files:
-        sys.exit(f"{args.workdir}: no results/*/reduce/bucket-*/series.parquet")
-    parts = [pl.scan_parquet(f) for f in files]
-    records, lo, hi = aggregate.task_records(parts)
+    parts, records, lo, hi = finished_run.long_task_series(args.workdir, "results/*/reduce/bucket-*/series.parquet")
     print(f"{records.height:,} long tasks of {records['job_id'].n_unique():,} jobs over windows {lo}..{hi}; {args.sets} sets per size")
     for n, paper in PAPER.items():
         rows = []

@@ -12,8 +12,9 @@ and μ, σ of the machine are *re-estimated at every arrival*. How is an
 
 - :class:`MeasuredUtilisation` (the default): "μ_k and σ_k are the estimated
   mean and standard deviation of the *measured* utilization of resource k at
-  the request arrival time" — the machine's measured utilisation over the
-  last ``history`` steps, plus the newcomer's μ_i, σ_i²;
+  the request arrival time" — σ² the variance of the machine's measured
+  utilisation over the last ``history`` steps, μ the tasks running now,
+  each plus the newcomer's μ_i, σ_i²;
 - :class:`IndependentTasks`: the running tasks' own moments summed as
   independent demands (the heterogeneous system of §II-B: E[Z] = Σ μ_i,
   V[Z] = Σ σ_i²), which cannot see load the tasks share.

@@ -1,0 +1,55 @@
+"""Measurement: Unuvar Table VIII under each reading of the controller's μ and σ (the README's window table).
+
+Unuvar §III's σ_k is "the standard deviation of the measured utilization … at the request arrival time"; the
+paper does not say over how long. On a finished run this runs Table VIII's sets of the trace's long tasks
+(``admission.run_trace_replicates``, the pipeline's own code and seed) with σ measured over each window of
+``--windows`` and with the running tasks' own Σσᵢ² (``independent``), and prints per ε the mean rejected share and
+P(U > 0.8) with the controller, with the range over the sets, beside the paper's.
+
+    python bench/admission_windows.py RUN_DIR [--windows 12 36 288 100000] [--replicates 7] [--seed 2014]
+
+RUN_DIR is a finished run's results directory (``results/synthetic-default``). A window longer than the trace is
+its whole history.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+import finished_run
+from colocate.scheduling import admission  # noqa: E402 (finished_run puts workflow/ on the path)
+
+EPS = [0.005, 0.01, 0.02]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("run_dir", type=Path, help="a finished run's results directory, with reduce/bucket-*/series.parquet")
+    ap.add_argument("--windows", type=int, nargs="+", default=[12, 36, 288, 100_000])
+    ap.add_argument("--replicates", type=int, default=7)
+    ap.add_argument("--seed", type=int, default=2014)
+    ap.add_argument("--mean-running", type=float, default=154.0)
+    args = ap.parse_args()
+    parts, records, lo, hi = finished_run.long_task_series(args.run_dir, "reduce/bucket-*/series.parquet")
+    paper = {e: admission.PAPER_TABLE_VIII[e] for e in EPS}
+    print(f"{records.height:,} long tasks over windows {lo}..{hi}; {args.replicates} sets of {args.mean_running:g} running")
+    print("| μ and σ | rejected, ε = " + " / ".join(f"{e:g}" for e in EPS) + " | P(U > 0.8) with the controller | s |")
+    print("|---|---|---|---|")
+    readings = [("measured", w) for w in args.windows] + [("independent", 2)]
+    for estimator, window in readings:
+        t = time.perf_counter()
+        res, _ = admission.run_trace_replicates(parts, records, lo, hi, EPS, replicates=args.replicates, seed=args.seed,
+                                                mean_running=args.mean_running, estimator=estimator, history=window)
+        r = res.table.sort("eps")
+        name = f"σ over {window} windows" if estimator == "measured" else "Σσᵢ² (independent)"
+        rejected = " / ".join(f"{100 * m:.1f} [{100 * a:.1f}–{100 * b:.1f}]%"
+                              for m, a, b in zip(r["rejection"], r["rejection_min"], r["rejection_max"]))
+        with_ = " / ".join(f"{m:.4f}" for m in r["p_over_with"])
+        print(f"| {name} | {rejected} | {with_} | {time.perf_counter() - t:.0f} |")
+    print("| the paper | " + " / ".join(paper[e][2] for e in EPS) + " | " + " / ".join(paper[e][0] for e in EPS) + " | |")
+
+
+if __name__ == "__main__":
+    main()
