@@ -329,6 +329,7 @@ def download(
     chunk_size: int = 1 << 20,
     progress: ProgressFn | None = None,
     sleep: Callable[[float], None] = time.sleep,
+    mismatch_retries: int | None = None,
 ) -> None:
     """Download ``url`` to ``dest``, verified against ``sha256`` (None: no check), resumably.
 
@@ -343,7 +344,7 @@ def download(
 
     Retries sleep ``backoff * 2**(n-1)`` seconds (or the server's
     ``Retry-After``). The call gives up with :class:`DownloadError` after
-    ``retries`` checksum mismatches, or after ``retries`` consecutive network
+    ``mismatch_retries`` (default ``retries``) checksum mismatches, or after ``retries`` consecutive network
     failures that did not extend the ``.part`` (an attempt that made progress
     resets that count). HTTP 4xx other than 408/429 fails at once. A URL (or a redirect) that
     :func:`check_url` rejects raises ``ValueError`` before anything is fetched.
@@ -385,7 +386,7 @@ def download(
                 return
             part.unlink(missing_ok=True)
             mismatches += 1
-            if mismatches >= retries:
+            if mismatches >= (mismatch_retries or retries):
                 raise DownloadError(
                     f"{url}: SHA-256 mismatch after {attempt} attempt(s): "
                     f"expected {expected}, got {digest}",
