@@ -156,3 +156,123 @@ def test_the_real_vms_series_hold_every_reading():
     assert len(ids) == 20 and x.shape == (20, 8639) and np.isnan(x).sum() == 96
     first = readings.filter(pl.col("vmid") == ids[0]).sort("timestamp")
     np.testing.assert_array_equal(x[0, first["timestamp"].to_numpy() // 300], first["avg_cpu"].to_numpy())
+
+
+# ----------------------------------------------------------------------------- the layout, map and reduce per VM
+
+
+def test_readings_files_are_selected_as_the_dataset_names_them():
+    assert az.select_readings("all", 3) == [f"vm_cpu_readings-file-{i}-of-3" for i in (1, 2, 3)]
+    assert az.select_readings(2, 195) == ["vm_cpu_readings-file-1-of-195", "vm_cpu_readings-file-2-of-195"]
+    assert az.select_readings([5, 1, 5], 125) == ["vm_cpu_readings-file-1-of-125", "vm_cpu_readings-file-5-of-125"]
+    assert az.relpath("vmtable", "vmtable") == "vmtable/vmtable.csv.gz"
+    for bad in (0, 196, [0], [1, 200], "some", []):
+        with pytest.raises(ValueError, match="trace.azure.files"):
+            az.select_readings(bad, 195)
+
+
+def test_vm_buckets_are_blake2b_of_the_id_and_stable():
+    ids = pl.Series(["vm-a", "vm-b", "vm-a", "+Iipd7vDjjEp/QdG"])
+    got = az.vm_buckets(ids, 7).to_list()
+    want = [int.from_bytes(hashlib.blake2b(v.encode(), digest_size=8).digest(), "little") % 7 for v in ids]
+    assert got == want and got[0] == got[2]
+    with pytest.raises(ValueError, match="n_buckets"):
+        az.vm_buckets(ids, 0)
+
+
+def test_vm_buckets_spread_the_real_ids_evenly():
+    """A stable hash spreads ids uniformly: 20,000 ids over 16 buckets pass a chi-square test at 1%."""
+    from scipy import stats
+
+    ids = pl.Series([hashlib.sha256(str(i).encode()).hexdigest()[:44] for i in range(20_000)])
+    counts = np.bincount(az.vm_buckets(ids, 16).to_numpy(), minlength=16)
+    assert stats.chisquare(counts).pvalue > 0.01
+
+
+def _readings(rows: list[tuple[int, str, float]]) -> pl.DataFrame:
+    return pl.DataFrame({"timestamp": [t for t, _, _ in rows], "vmid": [v for _, v, _ in rows],
+                         "min_cpu": [x / 2 for *_, x in rows], "max_cpu": [x * 2 for *_, x in rows],
+                         "avg_cpu": [x for *_, x in rows]}, schema=az.READINGS_SCHEMA)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 40), st.sampled_from(["a", "b", "c", "d", "e"]), st.floats(0, 100)),
+                min_size=1, max_size=120, unique_by=lambda r: (r[0], r[1])),
+       st.integers(1, 5), st.integers(1, 4))
+def test_map_then_reduce_gives_each_vm_its_readings_whatever_the_files(rows, n_files, n_buckets):
+    """Readings split over files in any way, mapped per file and reduced per bucket, give each VM's series and its
+    vmtable statistics exactly as computed on all the readings at once."""
+    rows = [(300 * t, v, x) for t, v, x in rows]
+    rng = np.random.default_rng(len(rows))
+    which = rng.integers(0, n_files, len(rows))
+    mapped = [az.map_readings(_readings([r for r, w in zip(rows, which) if w == f]), n_buckets) for f in range(n_files)]
+    records = pl.concat(mapped)
+    series, vms = [], []
+    for b in range(n_buckets):
+        out = az.reduce_vms(records.filter(pl.col("bucket") == b).drop("bucket"))
+        series.append(out["series"])
+        vms.append(out["vms"])
+    series = pl.concat(series).sort("vmid", "slot")
+    whole = _readings(rows)
+    want = whole.select("vmid", (pl.col("timestamp") // 300).cast(pl.Int32).alias("slot"), "min_cpu", "max_cpu",
+                        "avg_cpu").sort("vmid", "slot")
+    assert series.equals(want)
+    vms = pl.concat(vms).sort("vmid")
+    summary = az.vm_summary(whole)
+    assert vms.select(summary.columns).drop("avgcpu").equals(summary.drop("avgcpu"))
+    np.testing.assert_allclose(vms["avgcpu"], summary["avgcpu"], rtol=1e-12, atol=1e-12)
+    spans = want.group_by("vmid").agg(pl.col("slot").min(), pl.col("slot").max().alias("last")).sort("vmid")
+    assert vms["first_slot"].to_list() == spans["slot"].to_list() and vms["last_slot"].to_list() == spans["last"].to_list()
+
+
+def test_a_slot_read_twice_is_an_error_naming_the_vm_and_time():
+    records = az.map_readings(_readings([(0, "a", 1.0), (300, "a", 2.0)]), 1)
+    with pytest.raises(ValueError, match=r"VM a has two readings at t = 300 s"):
+        az.reduce_vms(pl.concat([records, records.tail(1)]).drop("bucket"))
+
+
+def test_long_running_vms_are_read_from_the_first_to_the_last_slot():
+    vms = pl.DataFrame({"vmid": ["all", "late", "early_end", "gappy", "few_gaps"],
+                        "readings": [100, 90, 90, 80, 99], "first_slot": [0, 10, 0, 0, 0],
+                        "last_slot": [99, 99, 89, 99, 99]})
+    assert az.long_running(vms, 100, 1.0, None, 0)["vmid"].to_list() == ["all"]
+    assert az.long_running(vms, 100, 0.99, None, 0)["vmid"].to_list() == ["all", "few_gaps"]
+    assert az.long_running(vms, 100, 0.8, None, 0)["vmid"].to_list() == ["all", "few_gaps", "gappy"]
+    one = az.long_running(vms, 100, 0.8, 2, 3)
+    assert one.height == 2 and one.equals(az.long_running(vms, 100, 0.8, 2, 3)) and one["vmid"].is_sorted()
+    with pytest.raises(ValueError, match="min_coverage"):
+        az.long_running(vms, 100, 0, None, 0)
+
+
+def test_a_daily_sinusoid_vm_gives_its_ratio_through_the_pipeline_path():
+    """Known answer through map → reduce → long_running → Beaumont §5.2's analyse: a VM with
+    avg = 40 + 10·cos(2π t / day − 60°) has a daily ratio of 0.25 and its peak at 60°; a VM read only half the
+    month is not analysed."""
+    from colocate.analysis import periodicity
+
+    t = np.arange(0, 30 * 86_400, 300)
+    avg = 40 + 10 * np.cos(2 * np.pi * (t + 150) / 86_400 - np.radians(60))
+    half = t.size // 2
+    readings = pl.DataFrame({"timestamp": np.r_[t, t[:half]], "vmid": ["sine"] * t.size + ["short"] * half,
+                             "min_cpu": np.r_[avg, avg[:half]] - 1, "max_cpu": np.r_[avg, avg[:half]] + 1,
+                             "avg_cpu": np.r_[avg, avg[:half]]}, schema=az.READINGS_SCHEMA)
+    out = az.reduce_vms(az.map_readings(readings, 1).drop("bucket"))
+    chosen = az.long_running(out["vms"], t.size, 0.99, None, 0)
+    assert chosen["vmid"].to_list() == ["sine"]
+    dominant, windows = az.as_periodicity_input(chosen, out["series"])
+    assert dominant["class"].to_list() == ["vm"] and windows.height == t.size
+    res = periodicity.analyse(dominant, windows, t.size, classes=("vm",), min_coverage=0.99)
+    row = res["components"].row(0, named=True)
+    assert row["daily_ratio"] == pytest.approx(0.25, abs=1e-9) and row["daily_phase_deg"] == pytest.approx(60, abs=1e-6)
+    assert row["noise_ratio"] == pytest.approx(0, abs=1e-9)
+
+
+def test_rows_from_another_trace_are_shown_but_not_judged():
+    from colocate.report import summary
+    from colocate.report.compare import Compare
+
+    part = summary.rows("S", [("daily ratio", "0.268", 0.03, "median", Compare(item="Table 4"))])
+    assert part["within"].item() is False
+    other = summary.another_trace(part, "Azure V2")
+    assert other["within"].item() is None and other["tolerance"].item() is None
+    assert other["note"].item().startswith("median; Azure V2") and other["ours_value"].item() == pytest.approx(0.03)

@@ -33,7 +33,7 @@ from colocate.configtypes import NULL_WORDS, cli_text, coerce, coerce_config, co
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from snakemake.cli import parse_config
-from wfutil import REPO, SAMPLE, snakemake, write_config
+from wfutil import REPO, SAMPLE, azure_dataset_layout, snakemake, write_config
 
 SCHEMAS = REPO / "workflow" / "schemas"
 README = REPO / "README.md"
@@ -329,7 +329,9 @@ def _local_paths_to_sample(argv: list[str], workdir: Path) -> list[str]:
             section = yaml.safe_load(m.group(1))
             if isinstance(section, dict) and section.get("path") and not Path(section["path"]).is_dir():
                 copy = workdir / "data" / Path(section["path"]).name
-                if not copy.exists():
+                if not copy.exists() and "azure" in section["path"]:  # the Azure sample in the dataset's layout
+                    azure_dataset_layout(copy)
+                elif not copy.exists():
                     shutil.copytree(SAMPLE, copy)
                 word = "trace=" + json.dumps({**section, "path": str(copy)})
         out.append(word)

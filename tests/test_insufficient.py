@@ -28,6 +28,21 @@ def test_a_status_table_round_trips(tmp_path, suffix):
     assert not list(tmp_path.glob("*.tmp"))
 
 
+@pytest.mark.parametrize("suffix", [".csv", ".parquet", ".png"])
+def test_a_not_applicable_status_round_trips_and_passes_downstream(tmp_path, suffix):
+    """"Not applicable to this trace" travels by the same mechanism as too little data (issue 16)."""
+    na = Status("Machine failures (Beaumont et al. §6)", "no machine events", "machine_events",
+                status=insufficient.NOT_APPLICABLE)
+    path = tmp_path / f"t{suffix}"
+    insufficient.write_status([path], na)
+    got = insufficient.read_status(path)
+    assert got == na and got.status == "not applicable to this trace"
+    assert got.downstream("Fig 7").status == insufficient.NOT_APPLICABLE
+    page = summary.render([pl.DataFrame(schema=summary.COLUMNS)], run="r",
+                          skipped=pl.DataFrame([got.__dict__], schema={k: pl.String for k in got.__dict__}))
+    assert "| not applicable to this trace: no machine events | machine_events |" in page
+
+
 def test_a_normal_result_has_no_status(tmp_path):
     # a table that merely has a "status" column is a result, not a status output
     pl.DataFrame({"status": ["ok"], "x": [1]}).write_csv(tmp_path / "a.csv")

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import gzip
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -123,3 +125,21 @@ def bar_heights(ax, by_position: bool = False) -> dict[tuple[int, str | int], fl
 def legend_texts(ax) -> list[str]:
     legend = ax.get_legend()
     return [t.get_text() for t in legend.get_texts()] if legend else []
+
+
+AZURE_SAMPLE = REPO / "workflow/data/azure-vm-sample/v2"
+
+
+def azure_dataset_layout(root: Path, n_files: int = 195) -> Path:
+    """The shipped 20 VMs in the dataset's layout (trace_data/): their readings split in time order over
+    vm_cpu_readings-file-1-of-195 and -2-of-195 (first and second half of the month), byte copies of the lines."""
+    lines = gzip.decompress((AZURE_SAMPLE / "vm_cpu_readings-20vms.csv.gz").read_bytes()).splitlines(keepends=True)
+    half = [ln for ln in lines if int(ln.split(b",")[0]) < 1_296_000]
+    rest = lines[len(half):]
+    assert rest and all(int(ln.split(b",")[0]) >= 1_296_000 for ln in rest)  # the sample is in time order
+    (root / "vm_cpu_readings").mkdir(parents=True)
+    for i, part in enumerate((half, rest), start=1):
+        (root / f"vm_cpu_readings/vm_cpu_readings-file-{i}-of-{n_files}.csv.gz").write_bytes(gzip.compress(b"".join(part)))
+    (root / "vmtable").mkdir()
+    shutil.copy(AZURE_SAMPLE / "vmtable-20vms.csv.gz", root / "vmtable/vmtable.csv.gz")
+    return root

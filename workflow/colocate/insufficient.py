@@ -29,6 +29,8 @@ import polars as pl
 import pyarrow.parquet as pq
 
 STATUS = "insufficient data"
+#: The status of an analysis whose subject the trace does not have (machine failures on the Azure VM trace).
+NOT_APPLICABLE = "not applicable to this trace"
 COLUMNS = ("status", "analysis", "origin", "reason", "needs")
 _META_KEY = b"colocate.status"
 _PNG_KEY = "colocate.status"
@@ -60,6 +62,7 @@ class Status:
     reason: str
     needs: str
     origin: str = ""
+    status: str = STATUS
 
     def __post_init__(self) -> None:
         if not self.origin:
@@ -72,10 +75,10 @@ class Status:
 
     def downstream(self, analysis: str) -> "Status":
         """The status of ``analysis``, which reads this status output."""
-        return Status(analysis, self.reason, self.needs, self.origin)
+        return Status(analysis, self.reason, self.needs, self.origin, self.status)
 
     def frame(self) -> pl.DataFrame:
-        return pl.DataFrame({"status": [STATUS], **{k: [getattr(self, k)] for k in COLUMNS[1:]}})
+        return pl.DataFrame({"status": [self.status], **{k: [getattr(self, k)] for k in COLUMNS[1:]}})
 
 
 def write_status(paths: Iterable[str | os.PathLike], status: Status) -> None:
@@ -121,8 +124,8 @@ def read_status(path: str | os.PathLike) -> Status | None:
         with open(path, encoding="utf-8") as fh:
             if fh.readline().strip() == ",".join(COLUMNS):
                 row = pl.read_csv(path).row(0, named=True)
-                if row["status"] == STATUS:
-                    return Status(**{k: row[k] for k in COLUMNS[1:]})
+                if row["status"] in (STATUS, NOT_APPLICABLE):
+                    return Status(**{k: row[k] for k in COLUMNS})
     elif path.suffix == ".png":
         from PIL import Image
 
@@ -167,7 +170,7 @@ def run_or_reason(body: Callable[[], None], inputs: Iterable, outputs: Iterable,
 
 
 def _give_up(outputs: list[str], status: Status, log: logging.Logger) -> None:
-    log.warning("%s: %s: %s; it needs %s", status.analysis, STATUS, _explained(status), status.needs)
+    log.warning("%s: %s: %s; it needs %s", status.analysis, status.status, _explained(status), status.needs)
     write_status(outputs, status)
 
 
@@ -195,7 +198,7 @@ def stop_notebook_if_lacking(inputs: Iterable, outputs: Iterable, analysis: str)
     try:
         from IPython.display import Markdown, display
 
-        display(Markdown(f"**{STATUS}.** {_explained(status)}\n\nIt needs: {status.needs}\n\nThe notebook stops here."))
+        display(Markdown(f"**{status.status}.** {_explained(status)}\n\nIt needs: {status.needs}\n\nThe notebook stops here."))
     except ImportError:  # pragma: no cover - notebooks always have IPython
         print(status)
     raise SystemExit(0)

@@ -12,6 +12,7 @@ from snakemake.iocontainers import InputFiles as _InputFiles
 import yaml
 
 from colocate import trace as _trace
+from colocate.trace import azure as _azure
 from colocate.trace import download as _download
 from colocate.configtypes import cli_text, coerce_config, config_schema
 
@@ -80,6 +81,18 @@ if SOURCE == "local" and not Path(config["trace"]["path"]).is_dir():
     raise ValueError(f"config key trace.path: {config['trace']['path']!r} is not a directory")
 #: The real 2011 sample shipped with the project (trace.source: sample).
 SAMPLE_ROOT = Path(workflow.basedir) / "workflow" / "data" / "google-2011-sample"
+#: The real Azure VM files shipped with the project (trace.source: azure-sample).
+AZURE_SAMPLE_ROOT = Path(workflow.basedir) / "workflow" / "data" / "azure-vm-sample"
+#: The shipped Azure sample's files, by table and stem (its layout is not the dataset's: it holds 20 VMs of V2).
+AZURE_SAMPLE_FILES = {
+    "vm_cpu_readings": {"vm_cpu_readings-20vms": "v2/vm_cpu_readings-20vms.csv.gz"},
+    "vmtable": {"vmtable-20vms": "v2/vmtable-20vms.csv.gz"},
+}
+AZURE_CONFIG = config["trace"]["azure"]
+#: An Azure run: the Azure analyses replace the Google ones (a local directory in the dataset's layout counts).
+AZURE = SOURCE in ("azure", "azure-sample") or (
+    SOURCE == "local" and (Path(config["trace"]["path"]) / "vm_cpu_readings").is_dir()
+)
 
 
 def _synthetic_digest():
@@ -94,11 +107,17 @@ elif SOURCE == "sample":
     TRACE_ROOT = str(SAMPLE_ROOT)
 elif SOURCE == "local":
     TRACE_ROOT = config["trace"]["path"]
+elif SOURCE == "azure-sample":
+    TRACE_ROOT = str(AZURE_SAMPLE_ROOT)
+elif SOURCE == "azure":
+    TRACE_ROOT = f"resources/trace/azure-{AZURE_CONFIG['version']}"
 else:
     TRACE_ROOT = f"resources/trace/{SOURCE}"
 #: This run's name and directory: every output, log and benchmark lives under results/<run>/.
 RUN = config["run"] or (
-    f"local-{Path(TRACE_ROOT).resolve().name}" if SOURCE == "local" else f"{SOURCE}-{config['scale']}"
+    f"local-{Path(TRACE_ROOT).resolve().name}" if SOURCE == "local"
+    else f"azure-{AZURE_CONFIG['version']}-{config['scale']}" if SOURCE == "azure"
+    else f"{SOURCE}-{config['scale']}"
 )
 RESULTS = f"results/{RUN}"
 config["run"] = RUN  # the report names the run it shows
@@ -188,7 +207,10 @@ def synthetic_shard_counts():
 
 
 def shard_stems(table):
-    """Shard file stems (part-NNNNN-of-MMMMM) of ``table`` that this run reads."""
+    """Shard file stems (part-NNNNN-of-MMMMM) of ``table`` that this run reads (on an Azure run, the Azure tables'
+    file stems, and none of Google's)."""
+    if AZURE or table in _azure.AZURE_TABLES:
+        return azure_stems(table) if AZURE and table in _azure.AZURE_TABLES else []
     if SOURCE == "synthetic":
         n = synthetic_shard_counts()[table]
         return [_trace.shard_name(i, n).removesuffix(".csv.gz") for i in range(n)]
@@ -210,7 +232,27 @@ def shard_stems(table):
 
 
 def trace_file(table, stem):
+    if SOURCE == "azure-sample":
+        return str(AZURE_SAMPLE_ROOT / AZURE_SAMPLE_FILES[table][stem])
     return f"{TRACE_ROOT}/{table}/{stem}.csv.gz"
+
+
+def azure_stems(table):
+    """Stems of an Azure table's files: the shipped sample's; the selected readings files and vmtable of a download;
+    what a local copy holds (its readings files selected by trace.azure.files, by their index N)."""
+    if SOURCE == "azure-sample":
+        return list(AZURE_SAMPLE_FILES[table])
+    if SOURCE == "azure":
+        if table == "vmtable":
+            return ["vmtable"]
+        return _azure.select_readings(AZURE_CONFIG["files"], _azure.READINGS_FILES[AZURE_CONFIG["version"]])
+    found = sorted(Path(p).name.removesuffix(".csv.gz") for p in glob.glob(f"{TRACE_ROOT}/{table}/{table}*.csv.gz"))
+    if table == "vmtable" or AZURE_CONFIG["files"] == "all":
+        return found
+    index = {int(re.search(r"-file-(\d+)-of-", s).group(1)): s for s in found if re.search(r"-file-(\d+)-of-", s)}
+    sel = AZURE_CONFIG["files"]
+    wanted = range(1, sel + 1) if isinstance(sel, int) else sel
+    return [index[i] for i in sorted(wanted) if i in index]
 
 
 def size_mb(files):
@@ -330,9 +372,14 @@ def have_tables(*tables):
     """True when every table has at least one shard; otherwise say (once) what is skipped."""
     missing = [t for t in tables if not shard_stems(t)]
     for t in missing:
+        if AZURE and t not in _azure.AZURE_TABLES:  # an Azure run: said once, for every Google table
+            t = "the Google tables"
+            message = "colocate: an Azure VM trace: the Google analyses do not run (summary.md says which do not apply)"
+        else:
+            message = f"colocate: no shards of {t} under {TRACE_ROOT}; skipping what reads them"
         if t not in _WARNED:
             _WARNED.add(t)
-            logger.warning(f"colocate: no shards of {t} under {TRACE_ROOT}; skipping what reads them")
+            logger.warning(message)
     return not missing
 
 
@@ -350,7 +397,7 @@ def synthetic_outputs():
 
 def verified():
     """Map jobs on a local copy (or the shipped sample) wait for its SHA256SUM check; synthetic and downloaded shards are checked already."""
-    return {"verified": f"{RESULTS}/trace/verified.tsv"} if SOURCE in ("local", "sample") else {}
+    return {"verified": f"{RESULTS}/trace/verified.tsv"} if SOURCE in ("local", "sample") and not AZURE else {}
 
 
 def summary_parts():
@@ -364,7 +411,12 @@ def all_targets():
     return targets
 
 
-if SOURCE in ("local", "sample") and not any(shard_stems(t) for t in _trace.TABLES):
+if AZURE and SOURCE == "local" and not (shard_stems("vm_cpu_readings") and shard_stems("vmtable")):
+    raise ValueError(
+        f"config key trace.path: {TRACE_ROOT!r} is laid out like the Azure dataset but lacks "
+        "vm_cpu_readings/vm_cpu_readings-file-N-of-M.csv.gz or vmtable/vmtable.csv.gz"
+    )
+if SOURCE in ("local", "sample") and not AZURE and not any(shard_stems(t) for t in _trace.TABLES):
     raise ValueError(
         f"config key trace.path: no trace table found under {TRACE_ROOT!r}: looked for "
         + ", ".join(f"{t}/part-NNNNN-of-MMMMM.csv.gz" for t in _trace.TABLES)

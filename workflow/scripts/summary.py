@@ -12,7 +12,7 @@ def main(inputs, outputs, params, log):
     status = {p: insufficient.read_status(p) for p in [*inputs.parts, *inputs.outputs]}
     statuses = [s for s in status.values() if s]
     parts = [pl.read_csv(p, schema=summary.COLUMNS) for p in inputs.parts if not status[p]]
-    skipped = pl.DataFrame([s.__dict__ for s in statuses], schema={k: pl.String for k in ("analysis", "reason", "needs", "origin")})
+    skipped = pl.DataFrame([s.__dict__ for s in statuses], schema={k: pl.String for k in ("analysis", "reason", "needs", "origin", "status")})
     table = summary.combine(parts)
     table.write_csv(outputs.table)
     Path(outputs.page).write_text(summary.render([table], run=params.run, skipped=skipped))

@@ -15,6 +15,7 @@ from collections.abc import Iterable, Sequence
 
 import polars as pl
 
+from colocate.insufficient import NOT_APPLICABLE
 from colocate.report.compare import compare
 
 COLUMNS = {
@@ -74,6 +75,21 @@ def rows(section: str, items: Iterable[Sequence[object]]) -> pl.DataFrame:
         out.append({"section": section, "quantity": str(quantity), "paper": paper_text,
                     "ours": _fmt(shown) + suffix if shown is not None else "", "note": note, **c})
     return pl.DataFrame(out, schema=COLUMNS)
+
+
+def another_trace(frame: pl.DataFrame, trace: str) -> pl.DataFrame:
+    """Rows measured on another trace than the paper's: shown beside the paper's value, not judged.
+
+    The papers measured Google's 2011 cluster; a number from ``trace`` (e.g. "Azure V2 VMs") answers whether the
+    finding holds elsewhere, so no tolerance applies: ``within`` and the tolerance are cleared, and the note says
+    which trace the row came from (issue 16's cross-trace comparison).
+    """
+    said = f"{trace}; the paper's is Google 2011's: compared, not judged"
+    return frame.with_columns(
+        pl.lit(None, pl.Boolean).alias("within"), pl.lit(None, pl.String).alias("tolerance"),
+        pl.lit(None, pl.String).alias("tolerance_reason"), pl.lit("").alias("cause"),
+        pl.when(pl.col("note") == "").then(pl.lit(said)).otherwise(pl.col("note") + "; " + said).alias("note"),
+    ).select(list(COLUMNS)).cast(COLUMNS)
 
 
 def combine(parts: Iterable[pl.DataFrame]) -> pl.DataFrame:
@@ -185,7 +201,10 @@ def render(
         ]
         causes = (
             skipped.unique(subset=["analysis"], keep="first")
-            .with_columns(pl.when(pl.col("origin") == "").then("analysis").otherwise("origin").alias("origin"))
+            .with_columns(pl.when(pl.col("origin") == "").then("analysis").otherwise("origin").alias("origin"),
+                          # "not applicable to this trace" is said; "insufficient data" is the section's default
+                          pl.when(pl.col("status") == NOT_APPLICABLE).then(pl.lit(NOT_APPLICABLE + ": ") + pl.col("reason"))
+                          .otherwise("reason").alias("reason") if "status" in skipped.columns else pl.col("reason"))
             .group_by("origin", "reason", "needs")
             .agg(pl.col("analysis").sort())
             .sort("origin", "reason")

@@ -19,6 +19,8 @@ max, p95maxcpu the 95th percentile of max (the higher neighbour). :func:`vm_summ
 from __future__ import annotations
 
 import gzip
+import hashlib
+import math
 import zlib
 from pathlib import Path
 
@@ -157,3 +159,154 @@ def vm_series(readings: pl.DataFrame, column: str = "avg_cpu") -> tuple[list[str
     x = np.full((ids.len(), int(slot.max()) + 1), np.nan)
     x[r["row"].to_numpy(), slot] = r[column].to_numpy()
     return ids.to_list(), x
+
+
+# ----------------------------------------------------------------------------- the dataset's layout
+
+#: Base URLs of the two versions (Azure Public Dataset, public HTTPS, no published checksums).
+BASE_URLS = {
+    "v1": "https://azurepublicdatasettraces.blob.core.windows.net/azurepublicdataset",
+    "v2": "https://azurepublicdatasettraces.blob.core.windows.net/azurepublicdatasetv2",
+}
+#: Readings files of each version (vm_cpu_readings-file-N-of-M, N = 1..M).
+READINGS_FILES = {"v1": 125, "v2": 195}
+#: The tables colocate reads, as the dataset names its directories.
+AZURE_TABLES = ("vm_cpu_readings", "vmtable")
+
+
+def readings_stem(index: int, count: int) -> str:
+    """The stem of readings file ``index`` (1-based) of ``count``: ``vm_cpu_readings-file-N-of-M``."""
+    if not 1 <= index <= count:
+        raise ValueError(f"readings file index {index} outside 1..{count}")
+    return f"vm_cpu_readings-file-{index}-of-{count}"
+
+
+def relpath(table: str, stem: str) -> str:
+    """A file's path below ``trace_data/`` (the dataset's layout, kept by a download and by a local copy)."""
+    if table not in AZURE_TABLES:
+        raise ValueError(f"unknown Azure table {table!r}; known: {', '.join(AZURE_TABLES)}")
+    return f"{table}/{stem}.csv.gz"
+
+
+def select_readings(selection: str | int | list[int], count: int) -> list[str]:
+    """Stems of the readings files ``selection`` names: "all", K (the first K: the readings are in time order,
+    so the first K files are the trace's first K/M of its 30 days), or a list of 1-based indices."""
+    if selection == "all":
+        picked = range(1, count + 1)
+    elif isinstance(selection, int) and not isinstance(selection, bool):
+        if not 1 <= selection <= count:
+            raise ValueError(f"config key trace.azure.files: {selection} is outside 1..{count}")
+        picked = range(1, selection + 1)
+    elif isinstance(selection, list) and selection:
+        bad = [i for i in selection if not isinstance(i, int) or not 1 <= i <= count]
+        if bad:
+            raise ValueError(f"config key trace.azure.files: {bad} outside 1..{count}")
+        picked = sorted(set(selection))
+    else:
+        raise ValueError(f"config key trace.azure.files: expected 'all', a count or a list of indices, got {selection!r}")
+    return [readings_stem(i, count) for i in picked]
+
+
+# ----------------------------------------------------------------------------- map and reduce per VM
+
+#: Columns of one bucket's per-VM records (the map's output, and the reduce's series).
+RECORD_COLUMNS = ("vmid", "slot", "min_cpu", "max_cpu", "avg_cpu")
+
+
+def vm_buckets(vmids: pl.Series, n_buckets: int) -> pl.Series:
+    """A stable bucket of each VM id: the first 8 bytes of its BLAKE2b digest, mod ``n_buckets``.
+
+    Stable across runs, machines and library versions (polars' own hash is not), and uniform whatever the ids
+    look like (the traces' ids are base64 hashes; tests use short names).
+    """
+    if n_buckets < 1:
+        raise ValueError(f"n_buckets must be >= 1, got {n_buckets}")
+    unique = vmids.unique()
+    codes = [int.from_bytes(hashlib.blake2b(v.encode(), digest_size=8).digest(), "little") % n_buckets
+             for v in unique.to_list()]
+    table = pl.DataFrame({"vmid": unique, "bucket": pl.Series(codes, dtype=pl.Int32)})
+    return pl.DataFrame({"vmid": vmids}).join(table, on="vmid", how="left", maintain_order="left")["bucket"]
+
+
+def map_readings(readings: pl.DataFrame, n_buckets: int) -> pl.DataFrame:
+    """One readings file → records with ``bucket``, ``vmid``, ``slot`` (timestamp // 300) and the CPU columns,
+    sorted by bucket, VM and slot, so that a reduce job reads one bucket of every file."""
+    return (
+        readings.select(vm_buckets(readings["vmid"], n_buckets).alias("bucket"), "vmid",
+                        (pl.col("timestamp") // SLOT_SECONDS).cast(pl.Int32).alias("slot"),
+                        "min_cpu", "max_cpu", "avg_cpu")
+        .sort("bucket", "vmid", "slot", maintain_order=True)
+    )
+
+
+def reduce_vms(records: pl.DataFrame) -> dict[str, pl.DataFrame]:
+    """Every record of one bucket's VMs (from every readings file) → per-VM series and statistics.
+
+    * ``series``: one row per VM and slot (:data:`RECORD_COLUMNS`), sorted; a slot read twice (the same reading in
+      two files) is an error, since the traces have one reading per VM and slot;
+    * ``vms``: per VM, ``readings``, ``first_slot``, ``last_slot`` and its vmtable statistics (:func:`vm_summary`).
+    """
+    series = records.select(RECORD_COLUMNS).sort("vmid", "slot", maintain_order=True)
+    dup = series.filter(pl.struct("vmid", "slot").is_duplicated())
+    if dup.height:
+        row = dup.row(0, named=True)
+        raise ValueError(f"VM {row['vmid']} has two readings at t = {row['slot'] * SLOT_SECONDS} s")
+    stats = vm_summary(series.with_columns(timestamp=pl.col("slot").cast(pl.Int64) * SLOT_SECONDS))
+    span = series.group_by("vmid").agg(pl.col("slot").min().alias("first_slot"), pl.col("slot").max().alias("last_slot"))
+    return {"series": series, "vms": stats.join(span, on="vmid").sort("vmid")}
+
+
+def long_running(vms: pl.DataFrame, n_slots: int, min_coverage: float, limit: int | None, seed: int) -> pl.DataFrame:
+    """VMs read over the whole span (Beaumont §5.2's "run during the whole trace", for VMs): a reading in the first
+    and the last of ``n_slots`` slots and in at least ``min_coverage`` of them. At most ``limit`` of them (None: all),
+    drawn at random with ``seed`` (a month of 5-minute readings is 69 kB a VM), sorted by vmid."""
+    if not 0 < min_coverage <= 1:
+        raise ValueError(f"min_coverage must be in (0, 1], got {min_coverage}")
+    need = math.ceil(min_coverage * n_slots - 1e-9)
+    whole = vms.filter((pl.col("first_slot") == 0) & (pl.col("last_slot") == n_slots - 1)
+                       & (pl.col("readings") >= need)).sort("vmid")
+    if limit is not None and whole.height > limit:
+        keep = np.sort(np.random.default_rng(seed).choice(whole.height, size=limit, replace=False))
+        whole = whole[keep]
+    return whole
+
+
+def as_periodicity_input(vms: pl.DataFrame, series: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """VMs and their readings in the shapes :func:`colocate.analysis.periodicity.analyse` reads for jobs.
+
+    Each VM is a "job" of class ``"vm"`` with one task; its ``cpu_sum`` per window is its avg CPU (% of its cores:
+    the ratios of Table 4 are relative to the mean, so the VM's size cancels). ``job_id`` is the VM's rank in
+    ``vms`` (sorted by vmid); returns ``(dominant, windows)``.
+    """
+    ids = vms.select("vmid", pl.int_range(pl.len(), dtype=pl.Int64).alias("job_id"))
+    dominant = vms.join(ids, on="vmid").select(
+        "job_id", pl.lit("vm").alias("class"), pl.col("readings").cast(pl.Int64).alias("n_windows"),
+        pl.col("first_slot").cast(pl.Int64).alias("first_window"), pl.col("last_slot").cast(pl.Int64).alias("last_window"),
+        pl.lit(1.0).alias("tasks_mean"))
+    windows = series.join(ids, on="vmid").select("job_id", pl.col("slot").cast(pl.Int64).alias("window"),
+                                                 pl.col("avg_cpu").alias("cpu_sum"))
+    return dominant.sort("job_id"), windows.sort("job_id", "window")
+
+
+def series_of(paths: list[str], vmids: pl.Series) -> pl.DataFrame:
+    """The reduced series (:func:`reduce_vms`) of ``vmids`` from per-bucket files, read a bucket at a time."""
+    keys = pl.DataFrame({"vmid": vmids.cast(pl.String)}).lazy()
+    frames = [pl.scan_parquet(p).join(keys, on="vmid", how="semi").collect() for p in paths]
+    return pl.concat(frames) if frames else pl.DataFrame(schema={c: READINGS_SCHEMA.get(c, pl.Int32) for c in RECORD_COLUMNS})
+
+
+#: What the Google analyses need that the Azure VM traces do not record: (file name, analysis, reason, needs).
+NOT_APPLICABLE = (
+    ("failures", "Machine failures (Beaumont et al. §6)",
+     "the Azure VM traces record VMs, not the hosts they run on: there are no machine events",
+     "machine additions, removals and updates (Google's machine_events)"),
+    ("dominant_jobs", "Dominant jobs by priority class (Beaumont et al. §3-5.1)",
+     "a VM belongs to no job and has no priority (vmcategory, Interactive or Delay-insensitive, is its only class)",
+     "jobs of tasks with priorities and scheduling classes (Google's job_events and task_events)"),
+    ("cpu_memory", "CPU against memory usage (Beaumont et al. §4.2)",
+     "the traces give each VM's CPU readings only; its memory is the size it was given, not what it used",
+     "per-entity memory usage over time (task_usage's canonical memory usage)"),
+    ("colocation", "Co-location density per machine (issue 13)",
+     "the traces do not say which host a VM runs on",
+     "the machine of each usage record (task_usage's machine_id)"),
+)

@@ -1,0 +1,131 @@
+"""The Azure VM traces through the workflow (issue 16): the shipped sample offline, a local copy in the dataset's
+layout, and a download from a loopback server pinned in the lock file."""
+
+from __future__ import annotations
+
+import functools
+import gzip
+import http.server
+import threading
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from wfutil import assert_config_rejected, azure_dataset_layout as dataset_layout, planned_rules, snakemake, write_config
+
+pytestmark = pytest.mark.workflow
+
+@pytest.fixture(scope="module")
+def sample_run(tmp_path_factory) -> Path:
+    work = tmp_path_factory.mktemp("azure-sample")
+    write_config(work, trace={"source": "azure-sample"})
+    snakemake(work)
+    return work / "results/azure-sample-tiny"
+
+
+def test_the_azure_sample_runs_offline_end_to_end(sample_run):
+    table4 = pl.read_csv(sample_run / "tables/azure_table4_fourier.csv")
+    assert table4.filter(pl.col("statistic") == "jobs")["daily"].item() == 20  # every VM is read all month
+    # the reduce reproduces the vmtable's statistics of each VM exactly (they are its readings' statistics)
+    vms = pl.concat([pl.read_parquet(p) for p in sorted(sample_run.glob("azure/reduce/bucket-*/vms.parquet"))])
+    table = pl.read_parquet(sample_run / "azure/vmtable.parquet")
+    both = vms.join(table, on="vmid", suffix="_table")
+    assert both.height == 20 == table.height
+    assert (both["avgcpu"] - both["avgcpu_table"]).abs().max() < 1e-12
+    assert (both["maxcpu"] == both["maxcpu_table"]).all() and (both["p95maxcpu"] == both["p95maxcpu_table"]).all()
+    # the summary shows Azure beside the paper's Google numbers, without judging them
+    summary = pl.read_csv(sample_run / "summary.csv")
+    azure = summary.filter(pl.col("section").str.starts_with("Periodicity of Azure VMs"))
+    assert azure.height > 5 and azure["within"].is_null().all()
+    daily = azure.filter(pl.col("quantity") == "Table 4 daily ratio, median")
+    assert daily["paper_value"].item() == pytest.approx(0.268)
+    assert daily["ours_value"].item() == pytest.approx(table4.filter(pl.col("statistic") == "50%")["daily"].item(), rel=1e-3)
+    assert (sample_run / "figures/azure_fourier_spectra.png").stat().st_size > 10_000
+    # what does not apply is said, by the mechanism that says what lacks data
+    page = (sample_run / "summary.md").read_text().split("## Analyses this trace cannot support")[1]
+    for analysis in ("Machine failures (Beaumont et al. §6)", "Dominant jobs by priority class (Beaumont et al. §3-5.1)",
+                     "CPU against memory usage (Beaumont et al. §4.2)", "Co-location density per machine (issue 13)"):
+        assert analysis in page, analysis
+    assert page.count("not applicable to this trace: ") == 4
+    # no Google analysis reads this trace
+    assert not (sample_run / "reduce").exists() and not (sample_run / "tasks").exists()
+
+
+def test_the_azure_sample_run_is_complete(sample_run):
+    res = snakemake(sample_run.parents[1], "-n")
+    assert "Nothing to be done" in res.stdout + res.stderr
+
+
+def test_a_local_copy_in_the_dataset_layout_gives_the_sample_results(sample_run, tmp_path):
+    """The same readings split over two files, read as a local trace: every per-VM series and Table 4 identical."""
+    root = dataset_layout(tmp_path / "trace_data")
+    work = tmp_path / "w"
+    work.mkdir()
+    write_config(work, trace={"source": "local", "path": str(root)})
+    snakemake(work)
+    run = work / "results/local-trace_data"
+    assert (run / "tables/azure_table4_fourier.csv").read_bytes() == (sample_run / "tables/azure_table4_fourier.csv").read_bytes()
+    assert sorted(p.name for p in (run / "azure/map").glob("*.parquet")) == [
+        "vm_cpu_readings-file-1-of-195.parquet", "vm_cpu_readings-file-2-of-195.parquet"]
+
+
+@pytest.fixture
+def azure_server(tmp_path):
+    """The dataset layout served from 127.0.0.1 as the Azure blob container (shut down after the test)."""
+    site = tmp_path / "site"
+    dataset_layout(site / "trace_data")
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(site))
+    handler.log_message = lambda *a, **k: None
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}", site / "trace_data"
+    server.shutdown()
+    server.server_close()
+    thread.join(5)
+
+
+def test_the_azure_source_downloads_pins_and_refuses_a_changed_file(azure_server, tmp_path):
+    url, served = azure_server
+    work = tmp_path / "w"
+    work.mkdir()
+    write_config(work, trace={"source": "azure", "retries": 2, "backoff": 0.01,
+                              "azure": {"version": "v2", "url": url, "files": [1, 2]}})
+    snakemake(work, "results/azure-v2-tiny/tables/azure_table4_fourier.csv", "results/azure-v2-tiny/azure/vmtable.parquet")
+    table4 = pl.read_csv(work / "results/azure-v2-tiny/tables/azure_table4_fourier.csv")
+    assert table4.filter(pl.col("statistic") == "jobs")["daily"].item() == 20
+    lock = pl.read_csv(work / "resources/trace/azure-v2.lock.tsv", separator="\t")
+    assert lock["relpath"].to_list() == ["vm_cpu_readings/vm_cpu_readings-file-1-of-195.csv.gz",
+                                         "vm_cpu_readings/vm_cpu_readings-file-2-of-195.csv.gz", "vmtable/vmtable.csv.gz"]
+    assert lock["size"].to_list() == [(served / r).stat().st_size for r in lock["relpath"]]
+    # the server's vmtable changes: a new download of it is refused, naming the lock file, and nothing is left
+    (served / "vmtable/vmtable.csv.gz").write_bytes(gzip.compress(gzip.decompress((served / "vmtable/vmtable.csv.gz").read_bytes())[:-2] + b"\r\n"))
+    (work / "resources/trace/azure-v2/vmtable/vmtable.csv.gz").unlink()
+    res = snakemake(work, "resources/trace/azure-v2/vmtable/vmtable.csv.gz", check=False)
+    assert res.returncode != 0
+    log = (work / "resources/trace/azure-v2/logs/download/vmtable/vmtable.log").read_text()
+    assert "azure-v2.lock.tsv" in log and "vmtable/vmtable.csv.gz" in log
+    assert not (work / "resources/trace/azure-v2/vmtable/vmtable.csv.gz").exists()
+    assert not list((work / "resources/trace/azure-v2").rglob("*.part"))
+
+
+def test_the_azure_source_plans_the_selected_files_only(tmp_path):
+    write_config(tmp_path, trace={"source": "azure", "azure": {"files": 3}})
+    planned = planned_rules(tmp_path)
+    assert "download_azure" in planned and "map_task_usage" not in planned
+    res = snakemake(tmp_path, "-n", "--quiet", "rules")
+    assert "download_azure" in res.stdout + res.stderr
+
+
+@pytest.mark.parametrize(
+    ("sections", "key"),
+    [
+        ({"trace": {"source": "azure", "azure": {"files": 0}}}, "files"),
+        ({"trace": {"source": "azure", "azure": {"version": "v3"}}}, "version"),
+        ({"trace": {"source": "azure", "azure": {"url": "ftp://example.org/x"}}}, "trace.azure.url"),
+        ({"azure": {"periodicity": {"min_coverage": 0}}}, "min_coverage"),
+    ],
+)
+def test_invalid_azure_config_is_rejected_naming_the_key(tmp_path, sections, key):
+    assert_config_rejected(tmp_path, key, **sections)

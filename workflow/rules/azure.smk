@@ -1,0 +1,229 @@
+# The Azure Public Dataset VM traces (V1 2017, V2 2019; issue 16): the same analyses as on Google where they apply.
+# Readings files are mapped to per-VM records bucketed by vmid (as task_usage is by task), reduced per bucket to
+# per-VM series, then analysed through the Google analyses' library functions. Defined only on an Azure run
+# (trace.source azure, azure-sample, or local with the dataset's layout).
+
+AZ = config["azure"]
+AZ_TABLES = ("vm_cpu_readings", "vmtable")
+AZ_CATEGORY = "Azure VM traces (issue 16)"
+AZ_TRACE = {"azure-sample": "the shipped Azure V2 sample (20 VMs)", "azure": f"Azure {AZURE_CONFIG['version'].upper()}"}.get(
+    SOURCE, f"the Azure trace under {TRACE_ROOT}"
+)
+
+if AZURE:
+    AZ_READINGS = shard_stems("vm_cpu_readings")
+
+    TARGETS.append(
+        (
+            AZ_TABLES,
+            [
+                f"{RESULTS}/azure/vmtable.parquet",
+                f"{RESULTS}/tables/azure_table4_fourier.csv",
+                f"{RESULTS}/tables/azure_daily_phases.csv",
+                f"{RESULTS}/figures/azure_fourier_spectra.png",
+                *(f"{RESULTS}/azure/not_applicable/{name}.csv" for name, *_ in _azure.NOT_APPLICABLE),
+            ],
+        )
+    )
+    SUMMARY_PARTS.append((AZ_TABLES, f"{RESULTS}/summary/azure_periodicity.csv"))
+
+if SOURCE == "azure":
+    _download.check_url(AZURE_CONFIG["url"] or _azure.BASE_URLS[AZURE_CONFIG["version"]], what="config key trace.azure.url")
+
+    rule download_azure:
+        output:
+            f"{TRACE_ROOT}/{{table}}/{{stem}}.csv.gz",
+        wildcard_constraints:
+            table="vm_cpu_readings|vmtable",
+            stem=r"vm_cpu_readings-file-\d+-of-\d+|vmtable",
+        params:
+            url=lambda wc: f"{AZURE_CONFIG['url'] or _azure.BASE_URLS[AZURE_CONFIG['version']]}/trace_data/"
+            + _azure.relpath(wc.table, wc.stem),
+            relpath=lambda wc: _azure.relpath(wc.table, wc.stem),
+            table=lambda wc: wc.table,
+            lock=AZURE_CONFIG["lock"] or f"{TRACE_ROOT}.lock.tsv",
+            retries=config["trace"]["retries"],
+            backoff=config["trace"]["backoff"],
+        log:
+            f"{TRACE_ROOT}/logs/download/{{table}}/{{stem}}.log",
+        benchmark:
+            f"{TRACE_ROOT}/logs/download/{{table}}/{{stem}}.tsv"
+        threads: 1
+        resources:
+            # streaming to disk, then the first download's schema check reads the file (a readings file of
+            # ~10 M rows: 1.4 GB, bench/azure_readings.py)
+            mem_mb=2000,
+            runtime=120,
+        conda:
+            "../../environment.yml"
+        script:
+            "../scripts/trace_download_azure.py"
+
+
+if AZURE:
+
+    rule azure_map_readings:
+        input:
+            readings=lambda wc: trace_file("vm_cpu_readings", wc.stem),
+        output:
+            f"{RESULTS}/azure/map/{{stem}}.parquet",
+        wildcard_constraints:
+            stem="|".join(re.escape(s) for s in AZ_READINGS),
+        params:
+            buckets=len(BUCKETS),
+            code=code_digest("trace.azure", "io"),
+        log:
+            f"{RESULTS}/logs/azure/map/{{stem}}.log",
+        benchmark:
+            f"{RESULTS}/benchmarks/azure/map/{{stem}}.tsv"
+        threads: 1
+        resources:
+            # the file's rows read whole (~140 B a row: 1.4 GB for 10 M rows), then sorted by bucket and VM
+            mem_mb=fitted_mem(400, 6),
+            runtime=30,
+        conda:
+            "../../environment.yml"
+        script:
+            "../scripts/azure_map_readings.py"
+
+    rule azure_reduce_bucket:
+        input:
+            records=expand(f"{RESULTS}/azure/map/{{stem}}.parquet", stem=AZ_READINGS),
+        output:
+            series=f"{RESULTS}/azure/reduce/bucket-{{bucket}}/series.parquet",
+            vms=f"{RESULTS}/azure/reduce/bucket-{{bucket}}/vms.parquet",
+        wildcard_constraints:
+            bucket=r"\d+",
+        params:
+            bucket=lambda wc: int(wc.bucket),
+            code=code_digest("trace.azure", "io"),
+        log:
+            f"{RESULTS}/logs/azure/reduce/{{bucket}}.log",
+        benchmark:
+            f"{RESULTS}/benchmarks/azure/reduce/{{bucket}}.tsv"
+        threads: 1
+        resources:
+            # 1/B of every map output, sorted and summarised
+            mem_mb=fitted_mem(300, 8, share=1 / len(BUCKETS)),
+            runtime=30,
+        conda:
+            "../../environment.yml"
+        script:
+            "../scripts/azure_reduce_bucket.py"
+
+    rule azure_vmtable:
+        input:
+            vmtable=[trace_file("vmtable", s) for s in shard_stems("vmtable")],
+        output:
+            f"{RESULTS}/azure/vmtable.parquet",
+        params:
+            code=code_digest("trace.azure", "io"),
+        log:
+            f"{RESULTS}/logs/azure/vmtable.log",
+        benchmark:
+            f"{RESULTS}/benchmarks/azure/vmtable.tsv"
+        threads: 1
+        resources:
+            # V2's vmtable: 2.7 M rows of three 64-character ids (~250 B a row in memory)
+            mem_mb=fitted_mem(300, 4),
+            runtime=10,
+        conda:
+            "../../environment.yml"
+        script:
+            "../scripts/azure_vmtable.py"
+
+    rule azure_periodicity:
+        input:
+            vms=expand(f"{RESULTS}/azure/reduce/bucket-{{bucket}}/vms.parquet", bucket=BUCKETS),
+            series=expand(f"{RESULTS}/azure/reduce/bucket-{{bucket}}/series.parquet", bucket=BUCKETS),
+        output:
+            components=f"{RESULTS}/azure/periodicity/components.parquet",
+            spectra=f"{RESULTS}/azure/periodicity/spectra.parquet",
+            table4=report(
+                f"{RESULTS}/tables/azure_table4_fourier.csv",
+                caption="../report/azure_table4.rst",
+                category=AZ_CATEGORY,
+            ),
+            weekly=f"{RESULTS}/tables/azure_weekly_shape.csv",
+            phases=report(
+                f"{RESULTS}/tables/azure_daily_phases.csv",
+                caption="../report/azure_table4.rst",
+                category=AZ_CATEGORY,
+            ),
+            summary=f"{RESULTS}/summary/azure_periodicity.csv",
+        params:
+            trace=AZ_TRACE,
+            min_coverage=AZ["periodicity"]["min_coverage"],
+            max_vms=AZ["periodicity"]["max_vms"],
+            seed=AZ["periodicity"]["seed"],
+            significance_ratio=PE["significance_ratio"],
+            strong_ratio=PE["strong_ratio"],
+            phase_min_ratio=PE["phase_min_ratio"],
+            phase_limits_deg=PE["phase_limits_deg"],
+            spectra_jobs=PE["spectra_jobs"],
+            code=code_digest("insufficient", "trace.azure", "analysis.periodicity", "report.summary", "io"),
+        log:
+            f"{RESULTS}/logs/azure/periodicity.log",
+        benchmark:
+            f"{RESULTS}/benchmarks/azure/periodicity.tsv"
+        threads: 1
+        resources:
+            # one bucket's series at a time, then the chosen VMs' series: 8,640 float64 slots a VM (69 kB), a few
+            # copies while decomposing
+            mem_mb=lambda wc, input: int(400 + 4 * AZ["periodicity"]["max_vms"] * 8640 * 8 / 2**20
+                                         + 3 * size_mb(input.series) / max(len(BUCKETS), 1)),
+            runtime=30,
+        conda:
+            "../../environment.yml"
+        script:
+            "../scripts/azure_periodicity.py"
+
+    rule azure_periodicity_figure:
+        input:
+            components=f"{RESULTS}/azure/periodicity/components.parquet",
+            spectra=f"{RESULTS}/azure/periodicity/spectra.parquet",
+            weekly=f"{RESULTS}/tables/azure_weekly_shape.csv",
+            phases=f"{RESULTS}/tables/azure_daily_phases.csv",
+        output:
+            report(
+                f"{RESULTS}/figures/azure_fourier_spectra.png",
+                caption="../report/azure_table4.rst",
+                category=AZ_CATEGORY,
+            ),
+        params:
+            significance_ratio=PE["significance_ratio"],
+            phase_limits_deg=PE["phase_limits_deg"],
+            code=code_digest("insufficient", "figures.periodicity", "figures.__init__"),
+        log:
+            f"{RESULTS}/logs/azure/periodicity_figure.log",
+        benchmark:
+            f"{RESULTS}/benchmarks/azure/periodicity_figure.tsv"
+        threads: 1
+        resources:
+            mem_mb=500,
+            runtime=5,
+        conda:
+            "../../environment.yml"
+        script:
+            "../scripts/periodicity_figure.py"
+
+    rule azure_not_applicable:
+        output:
+            f"{RESULTS}/azure/not_applicable/{{name}}.csv",
+        wildcard_constraints:
+            name="|".join(name for name, *_ in _azure.NOT_APPLICABLE),
+        params:
+            name=lambda wc: wc.name,
+            code=code_digest("trace.azure", "insufficient"),
+        log:
+            f"{RESULTS}/logs/azure/not_applicable/{{name}}.log",
+        benchmark:
+            f"{RESULTS}/benchmarks/azure/not_applicable/{{name}}.tsv"
+        threads: 1
+        resources:
+            mem_mb=200,
+            runtime=2,
+        conda:
+            "../../environment.yml"
+        script:
+            "../scripts/azure_not_applicable.py"

@@ -1,0 +1,15 @@
+"""The Azure vmtable as a VM table: cores, memory, category, created/deleted and lifetime."""
+import polars as pl
+
+from colocate import io, rulescript
+from colocate.trace import azure
+
+
+def main(inputs, outputs, params, log):
+    vms = pl.concat([azure.read_vmtable(f) for f in inputs.vmtable])
+    io.write_parquet(vms, outputs[0])
+    log.info("%d VMs; by category: %s", vms.height, vms["category"].value_counts().sort("category").rows())
+
+
+if __name__ == "__main__":
+    rulescript.run(main, snakemake)  # noqa: F821 (injected by Snakemake)
