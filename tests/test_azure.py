@@ -276,3 +276,25 @@ def test_rows_from_another_trace_are_shown_but_not_judged():
     other = summary.another_trace(part, "Azure V2")
     assert other["within"].item() is None and other["tolerance"].item() is None
     assert other["note"].item().startswith("median; Azure V2") and other["ours_value"].item() == pytest.approx(0.03)
+
+
+def test_vms_become_tasks_of_their_deployment_weighted_by_cores():
+    vmtable = pl.DataFrame({"vmid": ["v3", "v1", "v2", "v4"], "deploymentid": ["d2", "d1", "d1", "d3"],
+                            "vmcorecount": ["4", "2", ">24", "x"]})
+    tasks = az.vm_tasks(vmtable)
+    assert tasks.rows() == [("v1", 0, 0, 2.0), ("v2", 0, 1, 24.0), ("v3", 1, 0, 4.0), ("v4", 2, 0, None)]
+    series = pl.DataFrame({"vmid": ["v1", "v2", "v4", "v9"], "slot": [0, 3, 1, 0], "min_cpu": [0.0] * 4,
+                           "max_cpu": [100.0] * 4, "avg_cpu": [50.0, 10.0, 20.0, 30.0]}).lazy()
+    got = az.task_series(series, tasks).collect().sort("job_id", "task_index")
+    from colocate.trace import TRACE_START_US, WINDOW_US
+
+    assert got["avg"].to_list() == pytest.approx([1.0, 2.4, 0.2])  # 50% of 2 cores, 10% of 24, 20% of 1 (no cores)
+    assert got["start_time"].to_list() == [TRACE_START_US, TRACE_START_US + 3 * WINDOW_US, TRACE_START_US + WINDOW_US]
+
+
+def test_feasible_sizes_are_those_the_tasks_reach_on_average():
+    from colocate.analysis import aggregate
+
+    records = pl.DataFrame({"job_id": [0, 1, 2], "task_index": [0, 0, 0], "records": [100, 100, 50]})
+    kept, skipped, running = aggregate.feasible_sizes(records, 0, 99, [1, 2, 3, 18])
+    assert (kept, skipped, running) == ([1, 2], [3, 18], 2.5)

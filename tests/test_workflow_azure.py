@@ -6,13 +6,14 @@ from __future__ import annotations
 import functools
 import gzip
 import http.server
+import shutil
 import threading
 from pathlib import Path
 
 import polars as pl
 import pytest
 
-from wfutil import assert_config_rejected, azure_dataset_layout as dataset_layout, planned_rules, snakemake, write_config
+from wfutil import REPO, assert_config_rejected, azure_dataset_layout as dataset_layout, planned_rules, snakemake, write_config
 
 pytestmark = pytest.mark.workflow
 
@@ -50,6 +51,36 @@ def test_the_azure_sample_runs_offline_end_to_end(sample_run):
     assert page.count("not applicable to this trace: ") == 4
     # no Google analysis reads this trace
     assert not (sample_run / "reduce").exists() and not (sample_run / "tasks").exists()
+
+
+def test_the_sample_vms_are_aggregated_as_unuvar_does_and_larger_sets_are_said_impossible(sample_run):
+    sets = pl.read_csv(sample_run / "tables/azure_unuvar_sets.csv")
+    assert sets.filter(pl.col("size") == 18)["source"].item() == "trace"
+    assert sets.filter(pl.col("size") == 18)["mean_tasks"].item() == pytest.approx(18, abs=1.0)
+    skipped = sets.filter(pl.col("source") == "none")
+    assert skipped["size"].to_list() == [49, 88, 154] and skipped["note"].str.contains("20.0 at a time").all()
+    util = pl.read_parquet(sample_run / "azure/unuvar/aggregates.parquet")
+    assert util.height == 500 and util["utilisation"].max() == pytest.approx(0.9)
+    rows = pl.read_csv(sample_run / "summary.csv").filter(pl.col("section").str.contains("Azure VMs \\(Unuvar"))
+    assert "§IV-C: K-S D, 18 VMs (trace)" in rows["quantity"].to_list() and rows["within"].is_null().all()
+
+
+def test_the_cross_trace_table_fills_its_google_column_once_that_run_exists(sample_run):
+    work = sample_run.parents[1]
+    page = (sample_run / "summary.md").read_text()
+    assert "## Across traces" in page and "results/synthetic-default/summary.csv does not exist" in page
+    table = pl.read_csv(sample_run / "tables/cross_trace.csv")
+    assert table["google"].is_null().all() and table.height >= 9
+    # a Google run appears (here, the reference run's summary): only the cross-trace table and the page are redone
+    (work / "results/synthetic-default").mkdir(parents=True)
+    shutil.copy(REPO / "workflow/report/reference-summary.csv", work / "results/synthetic-default/summary.csv")
+    assert planned_rules(work) == {"azure_cross_trace", "summary", "all"}
+    snakemake(work)
+    table = pl.read_csv(sample_run / "tables/cross_trace.csv")
+    reference = pl.read_csv(REPO / "workflow/report/reference-summary.csv")
+    daily = reference.filter(pl.col("quantity") == "Table 4 daily ratio, median")["ours_value"].item()
+    assert table.filter(pl.col("quantity") == "Table 4 daily ratio, median")["google"].item() == pytest.approx(daily)
+    assert "| quantity | paper (Google 2011) | synthetic-default | azure-sample-tiny (Azure) |" in (sample_run / "summary.md").read_text()
 
 
 def test_the_azure_sample_run_is_complete(sample_run):

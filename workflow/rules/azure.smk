@@ -21,11 +21,16 @@ if AZURE:
                 f"{RESULTS}/tables/azure_table4_fourier.csv",
                 f"{RESULTS}/tables/azure_daily_phases.csv",
                 f"{RESULTS}/figures/azure_fourier_spectra.png",
+                f"{RESULTS}/tables/azure_unuvar_ks.csv",
+                f"{RESULTS}/figures/azure_unuvar_beta_fit.png",
+                f"{RESULTS}/tables/cross_trace.csv",
+                f"{RESULTS}/figures/cross_trace.png",
                 *(f"{RESULTS}/azure/not_applicable/{name}.csv" for name, *_ in _azure.NOT_APPLICABLE),
             ],
         )
     )
     SUMMARY_PARTS.append((AZ_TABLES, f"{RESULTS}/summary/azure_periodicity.csv"))
+    SUMMARY_PARTS.append((AZ_TABLES, f"{RESULTS}/summary/azure_unuvar.csv"))
 
 if SOURCE == "azure":
     _download.check_url(AZURE_CONFIG["url"] or _azure.BASE_URLS[AZURE_CONFIG["version"]], what="config key trace.azure.url")
@@ -227,3 +232,88 @@ if AZURE:
             "../../environment.yml"
         script:
             "../scripts/azure_not_applicable.py"
+
+    rule azure_unuvar:
+        input:
+            series=expand(f"{RESULTS}/azure/reduce/bucket-{{bucket}}/series.parquet", bucket=BUCKETS),
+            vmtable=f"{RESULTS}/azure/vmtable.parquet",
+        output:
+            aggregates=f"{RESULTS}/azure/unuvar/aggregates.parquet",
+            sources=report(
+                f"{RESULTS}/tables/azure_unuvar_sets.csv",
+                caption="../report/azure_unuvar.rst",
+                category=AZ_CATEGORY,
+            ),
+            statistics=f"{RESULTS}/tables/azure_unuvar_statistics.csv",
+            ks=report(
+                f"{RESULTS}/tables/azure_unuvar_ks.csv",
+                caption="../report/azure_unuvar.rst",
+                category=AZ_CATEGORY,
+            ),
+            overutilisation=f"{RESULTS}/tables/azure_unuvar_overutilisation.csv",
+            models=f"{RESULTS}/tables/azure_unuvar_gaussian_vs_beta.csv",
+            figure=report(
+                f"{RESULTS}/figures/azure_unuvar_beta_fit.png",
+                caption="../report/azure_unuvar.rst",
+                category=AZ_CATEGORY,
+            ),
+            summary=f"{RESULTS}/summary/azure_unuvar.csv",
+        params:
+            trace=AZ_TRACE,
+            sizes=AZ["unuvar"]["sizes"],
+            job_cap=AZ["unuvar"]["job_cap"],
+            seed=AZ["unuvar"]["seed"],
+            observations=config["characterise"]["unuvar"]["observations"],
+            peak=config["characterise"]["unuvar"]["peak"],
+            threshold=config["characterise"]["unuvar"]["threshold"],
+            tail_thresholds=config["characterise"]["unuvar"]["tail_thresholds"],
+            alpha=config["characterise"]["alpha"],
+            code=code_digest("insufficient", "trace.azure", "analysis.aggregate", "analysis.betafit",
+                             "analysis.characterise", "figures.characterise", "report.summary", "io"),
+        log:
+            f"{RESULTS}/logs/azure/unuvar.log",
+        benchmark:
+            f"{RESULTS}/benchmarks/azure/unuvar.tsv"
+        threads: 1
+        resources:
+            # a bucket's series at a time, then the sets' records (~100 B a VM and slot), as unuvar_aggregates
+            mem_mb=lambda wc, input: int(1.4 * (400 + max(AZ["unuvar"]["sizes"]) * 8640 * 100 / 2**20
+                                                + 3 * size_mb(input.series) / max(len(BUCKETS), 1))),
+            runtime=30,
+        conda:
+            "../../environment.yml"
+        script:
+            "../scripts/azure_unuvar.py"
+
+    rule azure_cross_trace:
+        input:
+            parts=[f"{RESULTS}/summary/azure_periodicity.csv", f"{RESULTS}/summary/azure_unuvar.csv"],
+            google=azure_google_summary,
+        output:
+            table=report(
+                f"{RESULTS}/tables/cross_trace.csv",
+                caption="../report/cross_trace.rst",
+                category=AZ_CATEGORY,
+            ),
+            figure=report(
+                f"{RESULTS}/figures/cross_trace.png",
+                caption="../report/cross_trace.rst",
+                category=AZ_CATEGORY,
+            ),
+            section=f"{RESULTS}/summary/cross_trace.md",
+        params:
+            run=RUN,
+            google_run=AZ["compare_with"],
+            code=code_digest("insufficient", "report.cross_trace", "report.summary", "figures.cross_trace", "figures.__init__"),
+        log:
+            f"{RESULTS}/logs/azure/cross_trace.log",
+        benchmark:
+            f"{RESULTS}/benchmarks/azure/cross_trace.tsv"
+        threads: 1
+        resources:
+            mem_mb=400,
+            runtime=5,
+        conda:
+            "../../environment.yml"
+        script:
+            "../scripts/azure_cross_trace.py"

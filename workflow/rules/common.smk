@@ -368,6 +368,14 @@ SUMMARY_PARTS = []
 _WARNED = set()
 
 
+def azure_google_summary(wildcards):
+    """The cross-trace table's Google run (azure.compare_with): its summary.csv when it exists, an output of another
+    run that is read, never built from here."""
+    run = config["azure"]["compare_with"]
+    path = f"results/{run}/summary.csv"
+    return [path] if run and Path(path).exists() else []
+
+
 def have_tables(*tables):
     """True when every table has at least one shard; otherwise say (once) what is skipped."""
     missing = [t for t in tables if not shard_stems(t)]

@@ -5,6 +5,8 @@
 rule summary:
     input:
         parts=summary_parts(),
+        # Markdown sections appended to the page as they are (the cross-trace table of an Azure run)
+        sections=[f"{RESULTS}/summary/cross_trace.md"] if AZURE else [],
         # every output of the run: the summary lists the analyses that lacked data, with their reasons
         outputs=lambda wc: [t for t in all_targets() if not t.endswith(("summary.md", "summary.csv"))],
     output:

@@ -3,7 +3,7 @@ import polars as pl
 
 from colocate import io, rulescript
 from colocate.analysis import periodicity as pe
-from colocate.report import summary
+from colocate.report import cross_trace, summary
 from colocate.trace import azure
 
 ANALYSIS = "Beaumont Table 4 on Azure VMs (§5.2)"
@@ -26,8 +26,8 @@ def main(inputs, outputs, params, log):
     rows = pe.summary_rows(res["components"], res["weekly"], res["phases"], n_windows=n_slots,
                            significance_ratio=p.significance_ratio, strong_ratio=p.strong_ratio,
                            phase_min_ratio=p.phase_min_ratio, phase_limits_deg=p.phase_limits_deg)
-    part = summary.rows("Periodicity of Azure VMs (Beaumont et al. §5.2 on another trace)", rows).with_columns(
-        pl.col("quantity").str.replace("long-running production dominant jobs", "VMs read over the whole trace"))
+    part = summary.rows("Periodicity of Azure VMs (Beaumont et al. §5.2 on another trace)", rows)
+    part = part.with_columns(pl.col("quantity").map_elements(cross_trace.vm_quantity, return_dtype=pl.String))
     summary.another_trace(part, p.trace).write_csv(o.summary)
     log.info("%d of %d VMs read over all %d slots; Table 4:\n%s", chosen.height, vms.height, n_slots, res["table4"])
 

@@ -15,7 +15,8 @@ def main(inputs, outputs, params, log):
     skipped = pl.DataFrame([s.__dict__ for s in statuses], schema={k: pl.String for k in ("analysis", "reason", "needs", "origin", "status")})
     table = summary.combine(parts)
     table.write_csv(outputs.table)
-    Path(outputs.page).write_text(summary.render([table], run=params.run, skipped=skipped))
+    sections = [Path(p).read_text() for p in inputs.sections]
+    Path(outputs.page).write_text(summary.render([table], run=params.run, skipped=skipped) + "".join(f"\n{s}" for s in sections))
     log.info("%d parts, %d analyses lacked data\n%s", len(parts), skipped.height, summary.agreement(table))
 
 

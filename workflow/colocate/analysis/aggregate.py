@@ -340,7 +340,7 @@ SOURCES = ("auto", "machines", "trace", "realizations")
 
 def build_aggregates(
     series: pl.LazyFrame | Sequence[pl.LazyFrame] | None,
-    matrix: np.ndarray,
+    matrix: np.ndarray | None,
     sizes: Sequence[int],
     source: str,
     tolerance: float,
@@ -406,3 +406,12 @@ def build_aggregates(
             row["machine_id"] = None
         used.append({**row, "mean_tasks": float(a["n_tasks"].mean())})
     return pl.concat(frames), pl.DataFrame(used, schema=SOURCES_SCHEMA)
+
+
+def feasible_sizes(records: pl.DataFrame, lo: int, hi: int, sizes: Sequence[int]) -> tuple[list[int], list[int], float]:
+    """The sizes a §IV-D set of the trace's tasks can reach: those at most the mean number of tasks running over
+    windows lo..hi (Σ records / windows). Returns ``(kept, skipped, mean_running)``."""
+    windows = hi - lo + 1
+    running = float(records["records"].sum()) / windows if windows > 0 and records.height else 0.0
+    kept = [int(n) for n in sizes if n <= running]
+    return kept, [int(n) for n in sizes if n > running], running

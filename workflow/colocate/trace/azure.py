@@ -310,3 +310,35 @@ NOT_APPLICABLE = (
      "the traces do not say which host a VM runs on",
      "the machine of each usage record (task_usage's machine_id)"),
 )
+
+
+# ----------------------------------------------------------------------------- VMs seen as the Google trace's tasks
+
+
+def cores(vmcorecount: pl.Series) -> pl.Series:
+    """A VM's cores as a number: V1 gives an integer, V2 a bucket ("2", "4", ">24"); a bucket ">k" counts as k,
+    its lower bound (the traces say no more). Null where the field does not parse."""
+    return vmcorecount.str.strip_prefix(">").cast(pl.Float64, strict=False).alias("cores")
+
+
+def vm_tasks(vmtable: pl.DataFrame) -> pl.DataFrame:
+    """Each VM as a task of the Google trace: ``job_id`` the rank of its deployment (the VMs a customer deploys
+    together, as a job's tasks are scheduled together), ``task_index`` its rank within it, and its ``cores``."""
+    vms = vmtable.select("vmid", "deploymentid", cores(vmtable["vmcorecount"])).unique("vmid", keep="first").sort("vmid")
+    deployments = vms.select(pl.col("deploymentid").unique().sort()).with_row_index("job_id")
+    return (vms.join(deployments, on="deploymentid")
+            .with_columns(pl.col("job_id").cast(pl.Int64),
+                          pl.int_range(pl.len(), dtype=pl.Int64).over("job_id", order_by="vmid").alias("task_index"))
+            .select("vmid", "job_id", "task_index", "cores").sort("vmid"))
+
+
+def task_series(series: pl.LazyFrame, tasks: pl.DataFrame) -> pl.LazyFrame:
+    """A bucket's VM series in the shape of the Google trace's task series (``job_id``, ``task_index``,
+    ``start_time`` of the slot's window, ``avg``), so that the aggregates of Unuvar §IV are built by the same
+    functions (:mod:`colocate.analysis.aggregate`). ``avg`` is the VM's CPU in cores: avg CPU % / 100 × its cores,
+    so that a set's total weighs VMs by size (1 core where the vmtable gives none)."""
+    from colocate.trace import TRACE_START_US, WINDOW_US
+
+    return series.join(tasks.lazy(), on="vmid", how="inner").select(
+        "job_id", "task_index", (TRACE_START_US + pl.col("slot").cast(pl.Int64) * WINDOW_US).alias("start_time"),
+        (pl.col("avg_cpu") / 100 * pl.col("cores").fill_null(1.0)).alias("avg"))
