@@ -1,17 +1,19 @@
-"""Benchmark: read one Azure vm_cpu_readings file of real size vs `gzip -dc` of the same file (issue 16).
+"""Benchmark: read and map one Azure vm_cpu_readings file of real size vs `gzip -dc` of the same file (issue 16).
 
-A readings file of the Azure VM traces holds about 10 million rows (V2: 195 files, 1.94 billion readings). This
-builds one by tiling the real V2 sample (workflow/data/azure-vm-sample: 20 VMs over 30 days, full double
-precision, CRLF) with fresh VM ids per tile, so the values and their compressibility are the trace's own. Then,
-in the same run:
+A readings file of the Azure VM traces holds about 10 million rows (V2: 195 files, 1.94 billion readings, in
+time order: a file covers about 44 five-minute slots of ~225,000 VMs). This builds one from the real V2 sample
+(workflow/data/azure-vm-sample: 20 VMs, full double precision, CRLF): the sample's rows of the first ``--slots``
+slots, tiled with fresh VM ids per tile, so the values and their compressibility are the trace's own and the
+number of VMs a file holds is the real one. Then, in the same run:
 
 * reference: ``gzip -dc file > /dev/null``;
-* ours: ``colocate.trace.azure.read_readings`` (decompress, parse, check min ≤ avg ≤ max and the 5-minute grid),
-  in a child process so that its peak RSS is measured alone.
+* ours, in a child process so that its peak RSS is measured alone: ``read_readings`` (decompress, parse, check
+  min ≤ avg ≤ max and the 5-minute grid), then the rest of the ``azure_map_readings`` job: ``map_readings``
+  (bucket by vmid over B = 256, sort) and the Parquet write.
 
-Prints both times, the ratio and the peak RSS: what a per-file map of the Azure readings starts from.
+Prints the times, the read's and the whole map job's ratio to gzip, and the peak RSS.
 
-    python bench/azure_readings.py [--rows 10000000] [--repeat 3] [--keep /tmp/readings.csv.gz]
+    python bench/azure_readings.py [--rows 10000000] [--slots 44] [--repeat 3] [--keep /tmp/readings.csv.gz]
 """
 
 from __future__ import annotations
@@ -31,16 +33,23 @@ SAMPLE = HERE.parent / "workflow" / "data" / "azure-vm-sample" / "v2" / "vm_cpu_
 
 CHILD = r"""
 import resource, sys, time
+from colocate import io
 from colocate.trace import azure
 t = time.perf_counter()
 df = azure.read_readings(sys.argv[1])
-print(time.perf_counter() - t, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, df.height)
+read = time.perf_counter() - t
+records = azure.map_readings(df, 256)
+mapped = time.perf_counter() - t - read
+io.write_parquet(records, sys.argv[2])
+written = time.perf_counter() - t - read - mapped
+print(read, mapped, written, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, df.height, df["vmid"].n_unique())
 """
 
 
-def build_file(path: Path, rows: int) -> None:
-    """Tile the real sample's rows; each tile renames its VMs (a suffix on the hashed id), CRLF as the trace."""
-    lines = gzip.decompress(SAMPLE.read_bytes()).decode().splitlines()
+def build_file(path: Path, rows: int, slots: int) -> None:
+    """Tile the real sample's rows of its first ``slots`` slots; each tile renames its VMs (a suffix on the hashed
+    id), CRLF as the trace."""
+    lines = [ln for ln in gzip.decompress(SAMPLE.read_bytes()).decode().splitlines() if int(ln.split(",", 1)[0]) < 300 * slots]
     with gzip.open(path, "wt", compresslevel=6, newline="") as out:
         written, tile = 0, 0
         while written < rows:
@@ -50,16 +59,17 @@ def build_file(path: Path, rows: int) -> None:
             tile += 1
 
 
-def time_read(path: Path) -> tuple[float, float, int]:
-    """(seconds, peak RSS MB, rows) of read_readings in a fresh process."""
-    res = subprocess.run([sys.executable, "-c", CHILD, str(path)], capture_output=True, text=True, check=True)
-    seconds, rss, n = res.stdout.split()
-    return float(seconds), float(rss), int(n)
+def time_map(path: Path, out: Path) -> tuple[float, float, float, float, int, int]:
+    """(read s, map s, write s, peak RSS MB, rows, VMs) of the map job's work in a fresh process."""
+    res = subprocess.run([sys.executable, "-c", CHILD, str(path), str(out)], capture_output=True, text=True, check=True)
+    read, mapped, written, rss, n, vms = res.stdout.split()
+    return float(read), float(mapped), float(written), float(rss), int(n), int(vms)
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--rows", type=int, default=10_000_000)
+    ap.add_argument("--slots", type=int, default=44, help="slots of the sample tiled (a real file: ~44)")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--keep", type=Path, help="build the file here (reused if it exists)")
     args = ap.parse_args()
@@ -69,17 +79,18 @@ def main() -> None:
         path = args.keep or Path(tmp) / "vm_cpu_readings-file-1-of-195.csv.gz"
         if not path.exists():
             t = time.perf_counter()
-            build_file(path, args.rows)
+            build_file(path, args.rows, args.slots)
             print(f"built {path} ({path.stat().st_size / 2**20:.1f} MB gz) in {time.perf_counter() - t:.1f} s")
         gz = min(timing.gzip_seconds(path) for _ in range(args.repeat))
-        runs = [time_read(path) for _ in range(args.repeat)]
-        ours, rss, n = min(r[0] for r in runs), max(r[1] for r in runs), runs[0][2]
-        print(f"rows               {n:,}")
+        runs = [time_map(path, Path(tmp) / "records.parquet") for _ in range(args.repeat)]
+        read = min(r[0] for r in runs)
+        job = min(r[0] + r[1] + r[2] for r in runs)
+        rss, n, vms = max(r[3] for r in runs), runs[0][4], runs[0][5]
+        print(f"rows               {n:,} of {vms:,} VMs")
         print(f"gzip -dc           {gz:.3f} s   (best of {args.repeat})")
-        print(f"read_readings      {ours:.3f} s   (best of {args.repeat}; decompress, parse, check)")
-        print(f"ratio ours/gzip    {ours / gz:.2f}")
-        print(f"peak RSS (read)    {rss:.0f} MB ({rss * 2**20 / n:.0f} bytes a row)")
-
+        print(f"read_readings      {read:.3f} s   (decompress, parse, check)   ratio {read / gz:.2f}")
+        print(f"map job            {job:.3f} s   (read, bucket, sort, write)  ratio {job / gz:.2f}")
+        print(f"peak RSS (map job) {rss:.0f} MB ({rss * 2**20 / n:.0f} bytes a row)")
 
 if __name__ == "__main__":
     main()

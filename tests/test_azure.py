@@ -298,3 +298,15 @@ def test_feasible_sizes_are_those_the_tasks_reach_on_average():
     records = pl.DataFrame({"job_id": [0, 1, 2], "task_index": [0, 0, 0], "records": [100, 100, 50]})
     kept, skipped, running = aggregate.feasible_sizes(records, 0, 99, [1, 2, 3, 18])
     assert (kept, skipped, running) == ([1, 2], [3, 18], 2.5)
+
+
+def test_each_vm_carries_janus_statistics_with_the_max_for_inst():
+    """Known answer: a VM at avg 10, 30 (%) with max 20, 60 has avg mean 0.2, std 0.1, inst (max) mean 0.4,
+    std 0.2, and its avg histogram puts half its readings in bin 10 and half in bin 30; 100 % is the last bin."""
+    readings = pl.DataFrame({"timestamp": [0, 300, 0], "vmid": ["a", "a", "b"], "min_cpu": [0.0, 0.0, 0.0],
+                             "max_cpu": [20.0, 60.0, 100.0], "avg_cpu": [10.0, 30.0, 100.0]}, schema=az.READINGS_SCHEMA)
+    vms = az.reduce_vms(az.map_readings(readings, 1).drop("bucket"))["vms"]
+    a = vms.row(0, named=True)
+    assert (a["avg_mean"], a["avg_std"], a["inst_mean"], a["inst_std"]) == pytest.approx((0.2, 0.1, 0.4, 0.2))
+    hist = np.asarray(vms["avg_hist"].to_list())
+    assert hist.shape == (2, 100) and hist[0, 10] == hist[0, 30] == 0.5 and hist[1, 99] == 1.0

@@ -35,14 +35,19 @@ def test_the_table_matches_each_quantity_across_traces_with_known_values():
     alone = cross_trace.cross_trace(azure, None, "azure-sample", None)
     assert alone["google"].is_null().all() and alone["google_run"].is_null().all()
     page = cross_trace.markdown(alone, "No Google run to compare")
-    assert "| Table 4 daily ratio, median | 0.268 |  | 0.0322 |" in page and "No Google run to compare" in page
+    assert "| Table 4 daily ratio, median | 0.268 |  | 0.0322 |" in page
+    share = summary.another_trace(_part("A", [("Fig 2: share of VMs with inst std > avg std", None, 1.0)]), "Azure")
+    share = share.with_columns(pl.lit("%").alias("unit"), pl.lit(100.0).alias("ours_value"))
+    row = cross_trace.cross_trace(share, None, "a", None).row(0, named=True)
+    assert row["quantity"] == "Fig 2: share of tasks with inst std > avg std" and row["unit"] == "%"
+    assert "| Fig 2: share of tasks with inst std > avg std |  |  | 100% |" in cross_trace.markdown(pl.DataFrame([row])) and "No Google run to compare" in page
     assert "| quantity | paper (Google 2011) | Google run (none) | azure-sample (Azure) |" in page
 
 
 def test_the_figure_places_each_trace_at_its_ratio_to_the_paper():
     from colocate.figures.cross_trace import cross_trace_figure
 
-    table = pl.DataFrame({"quantity": ["a", "b"], "paper_google_2011": [0.2, 4.0], "google_run": ["g", "g"],
+    table = pl.DataFrame({"quantity": ["a", "b"], "unit": ["", "%"], "paper_google_2011": [0.2, 4.0], "google_run": ["g", "g"],
                           "google": [0.1, 4.0], "azure_run": ["z", "z"], "azure": [0.4, 1.0], "azure_over_paper": [2.0, 0.25]},
                          schema=cross_trace.COLUMNS)
     fig = cross_trace_figure(table)

@@ -65,6 +65,18 @@ def test_the_sample_vms_are_aggregated_as_unuvar_does_and_larger_sets_are_said_i
     assert "§IV-C: K-S D, 18 VMs (trace)" in rows["quantity"].to_list() and rows["within"].is_null().all()
 
 
+def test_janus_section_3_runs_on_the_vms_with_the_max_for_inst(sample_run):
+    lines = pl.read_csv(sample_run / "tables/azure_janus_fig3_trend_lines.csv")
+    assert lines["kind"].to_list() == ["inst", "avg"] and (lines["n_tasks"] == 20).all()
+    assert (lines["slope"] > 0).all()
+    shares = pl.read_csv(sample_run / "tables/azure_janus_fig4_shares.csv")
+    assert shares.height == 16 and shares["tasks"].sum() == 20
+    fig2 = pl.read_csv(sample_run / "tables/azure_janus_fig2_std.csv")
+    assert fig2.filter(pl.col("kind") == "inst")["share_above_other"].item() == 1.0  # the max varies more than avg
+    rows = pl.read_csv(sample_run / "summary.csv").filter(pl.col("section").str.contains("Azure VMs \\(Janus"))
+    assert "Fig 3: inst std-vs-mean slope" in rows["quantity"].to_list() and rows["within"].is_null().all()
+
+
 def test_the_cross_trace_table_fills_its_google_column_once_that_run_exists(sample_run):
     work = sample_run.parents[1]
     page = (sample_run / "summary.md").read_text()

@@ -23,6 +23,8 @@ if AZURE:
                 f"{RESULTS}/figures/azure_fourier_spectra.png",
                 f"{RESULTS}/tables/azure_unuvar_ks.csv",
                 f"{RESULTS}/figures/azure_unuvar_beta_fit.png",
+                f"{RESULTS}/figures/azure_janus_fig3_std_vs_mean.png",
+                f"{RESULTS}/figures/azure_janus_fig4_centroids.png",
                 f"{RESULTS}/tables/cross_trace.csv",
                 f"{RESULTS}/figures/cross_trace.png",
                 *(f"{RESULTS}/azure/not_applicable/{name}.csv" for name, *_ in _azure.NOT_APPLICABLE),
@@ -31,6 +33,7 @@ if AZURE:
     )
     SUMMARY_PARTS.append((AZ_TABLES, f"{RESULTS}/summary/azure_periodicity.csv"))
     SUMMARY_PARTS.append((AZ_TABLES, f"{RESULTS}/summary/azure_unuvar.csv"))
+    SUMMARY_PARTS.append((AZ_TABLES, f"{RESULTS}/summary/azure_janus.csv"))
 
 if SOURCE == "azure":
     _download.check_url(AZURE_CONFIG["url"] or _azure.BASE_URLS[AZURE_CONFIG["version"]], what="config key trace.azure.url")
@@ -287,7 +290,7 @@ if AZURE:
 
     rule azure_cross_trace:
         input:
-            parts=[f"{RESULTS}/summary/azure_periodicity.csv", f"{RESULTS}/summary/azure_unuvar.csv"],
+            parts=[f"{RESULTS}/summary/azure_{name}.csv" for name in ("periodicity", "unuvar", "janus")],
             google=azure_google_summary,
         output:
             table=report(
@@ -317,3 +320,55 @@ if AZURE:
             "../../environment.yml"
         script:
             "../scripts/azure_cross_trace.py"
+
+    rule azure_janus:
+        input:
+            vms=expand(f"{RESULTS}/azure/reduce/bucket-{{bucket}}/vms.parquet", bucket=BUCKETS),
+        output:
+            fig2_table=f"{RESULTS}/tables/azure_janus_fig2_std.csv",
+            fig2=report(
+                f"{RESULTS}/figures/azure_janus_fig2_std_cdf.png",
+                caption="../report/azure_janus.rst",
+                category=AZ_CATEGORY,
+            ),
+            fig3_table=report(
+                f"{RESULTS}/tables/azure_janus_fig3_trend_lines.csv",
+                caption="../report/azure_janus.rst",
+                category=AZ_CATEGORY,
+            ),
+            fig3=report(
+                f"{RESULTS}/figures/azure_janus_fig3_std_vs_mean.png",
+                caption="../report/azure_janus.rst",
+                category=AZ_CATEGORY,
+            ),
+            shares=f"{RESULTS}/tables/azure_janus_fig4_shares.csv",
+            fig4=report(
+                f"{RESULTS}/figures/azure_janus_fig4_centroids.png",
+                caption="../report/azure_janus.rst",
+                category=AZ_CATEGORY,
+            ),
+            summary=f"{RESULTS}/summary/azure_janus.csv",
+        params:
+            trace=AZ_TRACE,
+            long_min_records=config["mapreduce"]["long_min_records"],
+            alpha=config["characterise"]["alpha"],
+            bins=config["characterise"]["janus"]["heatmap_bins"],
+            quantile=config["characterise"]["janus"]["heatmap_quantile"],
+            k=config["characterise"]["janus"]["kmeans_k"],
+            n_init=config["characterise"]["janus"]["kmeans_n_init"],
+            seed=config["characterise"]["seed"],
+            code=code_digest("insufficient", "analysis.characterise", "figures.characterise", "figures.__init__",
+                             "report.cross_trace", "report.summary"),
+        log:
+            f"{RESULTS}/logs/azure/janus.log",
+        benchmark:
+            f"{RESULTS}/benchmarks/azure/janus.tsv"
+        threads: 2
+        resources:
+            # every VM's statistics and its 100-bin histogram (~0.9 KB a VM in the frame and the float64 matrix)
+            mem_mb=fitted_mem(500, 6),
+            runtime=30,
+        conda:
+            "../../environment.yml"
+        script:
+            "../scripts/azure_janus.py"

@@ -676,18 +676,7 @@ def janus_summary(
         out.append((f"Fig 1: IQR of relative difference, k = {k}", None, r["iqr"],
                     f"median {r['median']:.3g}, {r['n']} tasks; paper: IQR symmetric around 0 from k ≈ 15, shrinking with k",
                     Compare(item="Fig 1")))
-    st = {r["kind"]: r for r in fig2.iter_rows(named=True)}
-    for kind in KINDS:
-        out.append((f"Fig 2: median {kind} std", None, st[kind]["median"], "paper: inst is more variable than avg",
-                    Compare(item="Fig 2")))
-    out.append(("Fig 2: share of tasks with inst std > avg std", None, st["inst"]["share_above_other"], "",
-                Compare(item="Fig 2", unit="%", scale=100)))
-    for r in lines.iter_rows(named=True):
-        pi, ps = PAPER_STD_LINES[r["kind"]]
-        out.append((f"Fig 3: {r['kind']} std-vs-mean slope", ps, r["slope"],
-                    f"95% CI [{r['slope_lo']:.3f}, {r['slope_hi']:.3f}], OLS over {r['n_tasks']} tasks", Compare(item="Fig 3")))
-        out.append((f"Fig 3: {r['kind']} std-vs-mean intercept", pi, r["intercept"],
-                    f"95% CI [{r['intercept_lo']:.4f}, {r['intercept_hi']:.4f}]", Compare(item="Fig 3")))
+    out += variability_rows(fig2, lines)
     for r in s34.iter_rows(named=True):
         clustered = f" of {r['jobs']} jobs (clustered by job)" if r.get("jobs") is not None else ""
         # ours is a share of a few thousand tasks whose jobs make them alike: its 95% CI is the noise; the
@@ -698,10 +687,7 @@ def janus_summary(
                       "paper's 'roughly 30%' is rounded to tens"))
         out.append((f"§3.4: K-S rejects time invariance, Δ = {r['delta']}", "≈ 30%", f"{r['share']:.1%}",
                     f"95% CI [{r['ci_lo']:.1%}, {r['ci_hi']:.1%}], {r['n_tasks']} tasks{clustered}", spec))
-    s = shares["share"].to_numpy()
-    fig4 = Compare(item="Fig 4", unit="%", scale=100)
-    out.append((f"Fig 4: smallest of {s.size} cluster shares", "1.4%", float(s.min()), "§3.5", fig4))
-    out.append((f"Fig 4: largest of {s.size} cluster shares", "17.6%", float(s.max()), "§3.5", fig4))
+    out += cluster_rows(shares)
     r_cause = (f"R = {n_realizations:,} realizations per task, not the paper's 10,000, and the A-D test's power grows "
                "with R (measured on the same synthetic tasks: R = 10,000 gives 0.99 / 0.75 / 0.52 / 0.20 "
                "for N = 10 / 50 / 100 / 250; README)"
@@ -719,3 +705,34 @@ def janus_summary(
                     f"underestimated in {r['share_underestimated']:.0%} of samples; paper: medians ≈ 0, high percentiles underestimated",
                     Compare(item="Fig 6")))
     return out
+
+
+def variability_rows(fig2: pl.DataFrame, lines: pl.DataFrame) -> list[tuple]:
+    """Janus Figs 2-3's summary rows: the median std of inst and avg, the share with inst std > avg std, and the
+    OLS std-vs-mean lines beside the paper's."""
+    from colocate.report.compare import Compare
+
+    out: list[tuple] = []
+    st = {r["kind"]: r for r in fig2.iter_rows(named=True)}
+    for kind in KINDS:
+        out.append((f"Fig 2: median {kind} std", None, st[kind]["median"], "paper: inst is more variable than avg",
+                    Compare(item="Fig 2")))
+    out.append(("Fig 2: share of tasks with inst std > avg std", None, st["inst"]["share_above_other"], "",
+                Compare(item="Fig 2", unit="%", scale=100)))
+    for r in lines.iter_rows(named=True):
+        pi, ps = PAPER_STD_LINES[r["kind"]]
+        out.append((f"Fig 3: {r['kind']} std-vs-mean slope", ps, r["slope"],
+                    f"95% CI [{r['slope_lo']:.3f}, {r['slope_hi']:.3f}], OLS over {r['n_tasks']} tasks", Compare(item="Fig 3")))
+        out.append((f"Fig 3: {r['kind']} std-vs-mean intercept", pi, r["intercept"],
+                    f"95% CI [{r['intercept_lo']:.4f}, {r['intercept_hi']:.4f}]", Compare(item="Fig 3")))
+    return out
+
+
+def cluster_rows(shares: pl.DataFrame) -> list[tuple]:
+    """Janus Fig 4's summary rows: the smallest and largest cluster shares beside the paper's 1.4% and 17.6%."""
+    from colocate.report.compare import Compare
+
+    s = shares["share"].to_numpy()
+    fig4 = Compare(item="Fig 4", unit="%", scale=100)
+    return [(f"Fig 4: smallest of {s.size} cluster shares", "1.4%", float(s.min()), "§3.5", fig4),
+            (f"Fig 4: largest of {s.size} cluster shares", "17.6%", float(s.max()), "§3.5", fig4)]

@@ -13,7 +13,7 @@ from colocate.figures import style
 def cross_trace_figure(table: pl.DataFrame, title: str = "The same quantities across traces") -> plt.Figure:
     """A dot per trace and quantity at its value over the paper's (log scale: 1 is the paper's Google 2011)."""
     style()
-    long = table.unpivot(index=["quantity", "paper_google_2011", "google_run", "azure_run"], on=["google", "azure"],
+    long = table.unpivot(index=["quantity", "unit", "paper_google_2011", "google_run", "azure_run"], on=["google", "azure"],
                          variable_name="trace", value_name="value").with_columns(
         pl.when(pl.col("trace") == "google").then(pl.concat_str(pl.lit("Google run: "), pl.col("google_run")))
         .otherwise(pl.concat_str(pl.lit("Azure: "), pl.col("azure_run"))).alias("trace"),

@@ -12,8 +12,12 @@ import re
 
 import polars as pl
 
-#: The quantities compared, as the Google summary names them (Beaumont §5.2, Unuvar §IV).
+#: The quantities compared, as the Google summary names them (Janus §3, Beaumont §5.2, Unuvar §IV).
 QUANTITIES = (
+    "Fig 2: share of tasks with inst std > avg std",
+    "Fig 3: inst std-vs-mean slope",
+    "Fig 3: avg std-vs-mean slope",
+    "Fig 4: largest of 16 cluster shares",
     "share with significant daily pattern",
     "Table 4 daily ratio, median",
     "Table 4 weekly ratio, median",
@@ -29,7 +33,7 @@ QUANTITIES = (
     "Table VII: P(U ≥ 0.8) Beta estimate, 154 tasks (trace)",
 )
 
-COLUMNS = {"quantity": pl.String, "paper_google_2011": pl.Float64, "google_run": pl.String, "google": pl.Float64,
+COLUMNS = {"quantity": pl.String, "unit": pl.String, "paper_google_2011": pl.Float64, "google_run": pl.String, "google": pl.Float64,
            "azure_run": pl.String, "azure": pl.Float64, "azure_over_paper": pl.Float64}
 
 
@@ -53,7 +57,7 @@ def cross_trace(azure: pl.DataFrame, google: pl.DataFrame | None, azure_run: str
         if mine is None or mine["ours_value"] is None:
             continue
         paper, value = mine["paper_value"], mine["ours_value"]
-        rows.append({"quantity": q, "paper_google_2011": paper, "google_run": google_run if google is not None else None,
+        rows.append({"quantity": q, "unit": mine["unit"] or "", "paper_google_2011": paper, "google_run": google_run if google is not None else None,
                      "google": theirs.get(q), "azure_run": azure_run, "azure": value,
                      "azure_over_paper": value / paper if paper else None})
     return pl.DataFrame(rows, schema=COLUMNS)
@@ -68,8 +72,8 @@ def markdown(table: pl.DataFrame, note: str = "") -> str:
              "Azure VM trace of this run (a VM stands for a job or a task). Another trace is compared, not judged.",
              *(["", note] if note else []), "",
              f"| quantity | paper (Google 2011) | {google or 'Google run (none)'} | {azure} (Azure) |", "|---|---|---|---|"]
-    fmt = lambda v: "" if v is None else f"{v:.4g}"  # noqa: E731
     for r in table.iter_rows(named=True):
         cell = r["quantity"].replace("|", "\\|")
+        fmt = lambda v: "" if v is None else f"{v:.4g}{r['unit']}"  # noqa: E731 (each value in the row's unit)
         lines.append(f"| {cell} | {fmt(r['paper_google_2011'])} | {fmt(r['google'])} | {fmt(r['azure'])} |")
     return "\n".join(lines) + "\n"

@@ -230,12 +230,13 @@ def vm_buckets(vmids: pl.Series, n_buckets: int) -> pl.Series:
 
 def map_readings(readings: pl.DataFrame, n_buckets: int) -> pl.DataFrame:
     """One readings file → records with ``bucket``, ``vmid``, ``slot`` (timestamp // 300) and the CPU columns,
-    sorted by bucket, VM and slot, so that a reduce job reads one bucket of every file."""
+    grouped by bucket (a stable sort: within a bucket, the file's order), so that a reduce job reads one bucket
+    of every file; the reduce sorts each VM's records."""
     return (
         readings.select(vm_buckets(readings["vmid"], n_buckets).alias("bucket"), "vmid",
                         (pl.col("timestamp") // SLOT_SECONDS).cast(pl.Int32).alias("slot"),
                         "min_cpu", "max_cpu", "avg_cpu")
-        .sort("bucket", "vmid", "slot", maintain_order=True)
+        .sort("bucket", maintain_order=True)
     )
 
 
@@ -244,7 +245,10 @@ def reduce_vms(records: pl.DataFrame) -> dict[str, pl.DataFrame]:
 
     * ``series``: one row per VM and slot (:data:`RECORD_COLUMNS`), sorted; a slot read twice (the same reading in
       two files) is an error, since the traces have one reading per VM and slot;
-    * ``vms``: per VM, ``readings``, ``first_slot``, ``last_slot`` and its vmtable statistics (:func:`vm_summary`).
+    * ``vms``: per VM, ``readings``, ``first_slot``, ``last_slot``, its vmtable statistics (:func:`vm_summary`),
+      and Janus §3's per-task statistics with the 5-minute max for inst (Azure records no instantaneous sample:
+      the max bounds it): ``avg_mean``, ``avg_std``, ``inst_mean``, ``inst_std`` (population std, as for tasks) in
+      fractions of the VM's cores, and ``avg_hist``, the 100-bin histogram of avg on [0, 1] (Janus §3.5).
     """
     series = records.select(RECORD_COLUMNS).sort("vmid", "slot", maintain_order=True)
     dup = series.filter(pl.struct("vmid", "slot").is_duplicated())
@@ -252,8 +256,30 @@ def reduce_vms(records: pl.DataFrame) -> dict[str, pl.DataFrame]:
         row = dup.row(0, named=True)
         raise ValueError(f"VM {row['vmid']} has two readings at t = {row['slot'] * SLOT_SECONDS} s")
     stats = vm_summary(series.with_columns(timestamp=pl.col("slot").cast(pl.Int64) * SLOT_SECONDS))
-    span = series.group_by("vmid").agg(pl.col("slot").min().alias("first_slot"), pl.col("slot").max().alias("last_slot"))
-    return {"series": series, "vms": stats.join(span, on="vmid").sort("vmid")}
+    avg, top = pl.col("avg_cpu") / 100, pl.col("max_cpu") / 100
+    per = series.group_by("vmid").agg(
+        pl.col("slot").min().alias("first_slot"), pl.col("slot").max().alias("last_slot"),
+        avg.mean().alias("avg_mean"), avg.std(ddof=0).alias("avg_std"),
+        top.mean().alias("inst_mean"), top.std(ddof=0).alias("inst_std"))
+    vms = stats.join(per, on="vmid").sort("vmid")
+    return {"series": series, "vms": vms.with_columns(pl.Series("avg_hist", avg_histograms(series), dtype=pl.Array(pl.Float32, HIST_BINS)))}
+
+
+#: Bins of a VM's usage histogram (Janus §3.5's 100 bins of width 1 %).
+HIST_BINS = 100
+
+
+def avg_histograms(series: pl.DataFrame, bins: int = HIST_BINS) -> np.ndarray:
+    """Each VM's histogram of avg CPU (a fraction of its cores) in ``bins`` bins on [0, 1], one row per VM of
+    ``series`` (sorted by vmid, as :func:`reduce_vms` sorts it); 100 % falls in the last bin."""
+    if series.height == 0:
+        return np.zeros((0, bins), dtype=np.float32)
+    ids = series["vmid"].to_numpy()
+    first = np.r_[True, ids[1:] != ids[:-1]]
+    row = np.cumsum(first) - 1
+    k = np.clip(np.floor(series["avg_cpu"].to_numpy() / 100 * bins), 0, bins - 1).astype(np.int64)
+    counts = np.bincount(row * bins + k, minlength=int(first.sum()) * bins).reshape(-1, bins)
+    return (counts / counts.sum(axis=1, keepdims=True)).astype(np.float32)
 
 
 def long_running(vms: pl.DataFrame, n_slots: int, min_coverage: float, limit: int | None, seed: int) -> pl.DataFrame:
