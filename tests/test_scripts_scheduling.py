@@ -202,14 +202,17 @@ def test_summary_renders_the_parts_and_lists_the_analyses_that_lacked_data(tmp_p
     pl.DataFrame({"x": [1]}).write_csv(outputs / "table.csv")
     io.write_parquet(pl.DataFrame({"x": [1]}), outputs / "result.parquet")
     md, csv = tmp_path / "summary.md", tmp_path / "summary.csv"
+    (tmp_path / "cross.md").write_text("## Across traces\n\n| a | b |\n")
     inputs = {"parts": [parts / n for n in ("packing.csv", "periodicity.csv", "placement.csv")],
-              "outputs": [outputs / n for n in ("spectra.png", "table.csv", "result.parquet")]}
+              "outputs": [outputs / n for n in ("spectra.png", "table.csv", "result.parquet")],
+              "sections": [tmp_path / "cross.md"]}
     rulescript.call(rulescript.load(SCRIPTS / "summary.py"), inputs=inputs, outputs={"table": csv, "page": md}, params={"run": "synthetic-tiny"},
                     log=tmp_path / "summary.log")
     text = md.read_text()
     assert "Run: `synthetic-tiny`" in text
     # the parts in order, numbers to 4 significant digits; the status part is not a section
     assert text.index("## Stochastic packing") < text.index("## Placement") < text.index("## Analyses this trace cannot support")
+    assert text.endswith("\n## Across traces\n\n| a | b |\n")  # a Markdown section is appended as it is
     assert table_row(text, "GPA ρ=0.05: mean q")[:2] == ["", "0.04123"]
     assert table_row(text, "PACK: % reject")[:2] == ["9.6", "12.5"]
     # one row per cause, naming both analyses it stopped

@@ -77,6 +77,15 @@ def test_janus_section_3_runs_on_the_vms_with_the_max_for_inst(sample_run):
     assert "Fig 3: inst std-vs-mean slope" in rows["quantity"].to_list() and rows["within"].is_null().all()
 
 
+def test_the_vms_are_packed_by_their_daily_phasors_in_cores(sample_run):
+    table = pl.read_csv(sample_run / "tables/azure_periodic_packing.csv")
+    assert table.height == 9 and set(table["policy"]) == {"peak", "phasor", "mean"} and (table["tasks"] == 20).all()
+    # the 20 VMs use 0.1-1.2 cores each on average: one host of 16 cores holds them all, never overloaded
+    assert (table["machines"] == 1).all() and (table["overload_share"] == 0).all()
+    comps = pl.read_parquet(sample_run / "azure/periodicity/components.parquet")
+    assert 2 < comps["mean"].sum() < 16  # cores, not percent
+
+
 def test_the_cross_trace_table_fills_its_google_column_once_that_run_exists(sample_run):
     work = sample_run.parents[1]
     page = (sample_run / "summary.md").read_text()

@@ -25,6 +25,7 @@ if AZURE:
                 f"{RESULTS}/figures/azure_unuvar_beta_fit.png",
                 f"{RESULTS}/figures/azure_janus_fig3_std_vs_mean.png",
                 f"{RESULTS}/figures/azure_janus_fig4_centroids.png",
+                f"{RESULTS}/figures/azure_periodic_packing.png",
                 f"{RESULTS}/tables/cross_trace.csv",
                 f"{RESULTS}/figures/cross_trace.png",
                 *(f"{RESULTS}/azure/not_applicable/{name}.csv" for name, *_ in _azure.NOT_APPLICABLE),
@@ -34,6 +35,7 @@ if AZURE:
     SUMMARY_PARTS.append((AZ_TABLES, f"{RESULTS}/summary/azure_periodicity.csv"))
     SUMMARY_PARTS.append((AZ_TABLES, f"{RESULTS}/summary/azure_unuvar.csv"))
     SUMMARY_PARTS.append((AZ_TABLES, f"{RESULTS}/summary/azure_janus.csv"))
+    SUMMARY_PARTS.append((AZ_TABLES, f"{RESULTS}/summary/azure_periodic_packing.csv"))
 
 if SOURCE == "azure":
     _download.check_url(AZURE_CONFIG["url"] or _azure.BASE_URLS[AZURE_CONFIG["version"]], what="config key trace.azure.url")
@@ -144,8 +146,10 @@ if AZURE:
         input:
             vms=expand(f"{RESULTS}/azure/reduce/bucket-{{bucket}}/vms.parquet", bucket=BUCKETS),
             series=expand(f"{RESULTS}/azure/reduce/bucket-{{bucket}}/series.parquet", bucket=BUCKETS),
+            vmtable=f"{RESULTS}/azure/vmtable.parquet",
         output:
             components=f"{RESULTS}/azure/periodicity/components.parquet",
+            windows=f"{RESULTS}/azure/periodicity/windows.parquet",
             spectra=f"{RESULTS}/azure/periodicity/spectra.parquet",
             table4=report(
                 f"{RESULTS}/tables/azure_table4_fourier.csv",
@@ -372,3 +376,59 @@ if AZURE:
             "../../environment.yml"
         script:
             "../scripts/azure_janus.py"
+
+    rule azure_periodic_packing:
+        input:
+            components=f"{RESULTS}/azure/periodicity/components.parquet",
+            windows=f"{RESULTS}/azure/periodicity/windows.parquet",
+        output:
+            table=report(
+                f"{RESULTS}/tables/azure_periodic_packing.csv",
+                caption="../report/azure_periodic_packing.rst",
+                category=AZ_CATEGORY,
+            ),
+            loads=f"{RESULTS}/azure/periodicity/packing_loads.parquet",
+            summary=f"{RESULTS}/summary/azure_periodic_packing.csv",
+        params:
+            trace=AZ_TRACE,
+            capacities=AZ["periodic_packing"]["capacities"],
+            sample_points=PE_PACK["sample_points"],
+            code=code_digest("insufficient", "scheduling.periodic_packing", "analysis.periodicity", "report.summary", "io"),
+        log:
+            f"{RESULTS}/logs/azure/periodic_packing.log",
+        benchmark:
+            f"{RESULTS}/benchmarks/azure/periodic_packing.tsv"
+        threads: 1
+        resources:
+            # the chosen VMs' series (8,640 float64 slots a VM) and the machines' load series
+            mem_mb=lambda wc, input: int(300 + 3 * AZ["periodicity"]["max_vms"] * 8640 * 8 / 2**20),
+            runtime=20,
+        conda:
+            "../../environment.yml"
+        script:
+            "../scripts/azure_periodic_packing.py"
+
+    rule azure_periodic_packing_figure:
+        input:
+            table=f"{RESULTS}/tables/azure_periodic_packing.csv",
+            loads=f"{RESULTS}/azure/periodicity/packing_loads.parquet",
+        output:
+            report(
+                f"{RESULTS}/figures/azure_periodic_packing.png",
+                caption="../report/azure_periodic_packing.rst",
+                category=AZ_CATEGORY,
+            ),
+        params:
+            code=code_digest("insufficient", "figures.periodicity", "figures.__init__"),
+        log:
+            f"{RESULTS}/logs/azure/periodic_packing_figure.log",
+        benchmark:
+            f"{RESULTS}/benchmarks/azure/periodic_packing_figure.tsv"
+        threads: 1
+        resources:
+            mem_mb=500,
+            runtime=5,
+        conda:
+            "../../environment.yml"
+        script:
+            "../scripts/periodicity_packing_figure.py"

@@ -15,7 +15,8 @@ def main(inputs, outputs, params, log):
     n_slots = int(vms["last_slot"].max()) + 1 if vms.height else 0
     chosen = azure.long_running(vms, n_slots, p.min_coverage, p.max_vms, p.seed)
     series = azure.series_of(inputs.series, chosen["vmid"])  # a bucket at a time
-    dominant, windows = azure.as_periodicity_input(chosen, series)
+    dominant, windows = azure.as_periodicity_input(chosen, series, azure.vm_tasks(pl.read_parquet(inputs.vmtable)))
+    io.write_parquet(windows, o.windows)
     res = pe.analyse(dominant, windows, n_slots, classes=("vm",), min_coverage=p.min_coverage,
                      significance_ratio=p.significance_ratio, strong_ratio=p.strong_ratio,
                      phase_min_ratio=p.phase_min_ratio, spectra_jobs=p.spectra_jobs)

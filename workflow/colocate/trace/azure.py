@@ -297,13 +297,18 @@ def long_running(vms: pl.DataFrame, n_slots: int, min_coverage: float, limit: in
     return whole
 
 
-def as_periodicity_input(vms: pl.DataFrame, series: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
+def as_periodicity_input(vms: pl.DataFrame, series: pl.DataFrame, tasks: pl.DataFrame | None = None
+                         ) -> tuple[pl.DataFrame, pl.DataFrame]:
     """VMs and their readings in the shapes :func:`colocate.analysis.periodicity.analyse` reads for jobs.
 
-    Each VM is a "job" of class ``"vm"`` with one task; its ``cpu_sum`` per window is its avg CPU (% of its cores:
-    the ratios of Table 4 are relative to the mean, so the VM's size cancels). ``job_id`` is the VM's rank in
+    Each VM is a "job" of class ``"vm"`` with one task; its ``cpu_sum`` per window is its CPU in cores (avg % / 100 ×
+    its cores from ``tasks`` (:func:`vm_tasks`), 1 core where unknown or without ``tasks``): Table 4's ratios are
+    relative to the mean, so the size cancels there, and §8.2's packing needs it. ``job_id`` is the VM's rank in
     ``vms`` (sorted by vmid); returns ``(dominant, windows)``.
     """
+    size = (tasks.select("vmid", "cores") if tasks is not None else pl.DataFrame(schema={"vmid": pl.String, "cores": pl.Float64}))
+    series = series.join(size, on="vmid", how="left").with_columns(
+        (pl.col("avg_cpu") / 100 * pl.col("cores").fill_null(1.0)).alias("avg_cpu"))
     ids = vms.select("vmid", pl.int_range(pl.len(), dtype=pl.Int64).alias("job_id"))
     dominant = vms.join(ids, on="vmid").select(
         "job_id", pl.lit("vm").alias("class"), pl.col("readings").cast(pl.Int64).alias("n_windows"),
