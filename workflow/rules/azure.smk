@@ -26,6 +26,7 @@ if AZURE:
                 f"{RESULTS}/figures/azure_janus_fig3_std_vs_mean.png",
                 f"{RESULTS}/figures/azure_janus_fig4_centroids.png",
                 f"{RESULTS}/figures/azure_periodic_packing.png",
+                f"{RESULTS}/tables/azure_admission.csv",
                 f"{RESULTS}/tables/cross_trace.csv",
                 f"{RESULTS}/figures/cross_trace.png",
                 *(f"{RESULTS}/azure/not_applicable/{name}.csv" for name, *_ in _azure.NOT_APPLICABLE),
@@ -36,6 +37,7 @@ if AZURE:
     SUMMARY_PARTS.append((AZ_TABLES, f"{RESULTS}/summary/azure_unuvar.csv"))
     SUMMARY_PARTS.append((AZ_TABLES, f"{RESULTS}/summary/azure_janus.csv"))
     SUMMARY_PARTS.append((AZ_TABLES, f"{RESULTS}/summary/azure_periodic_packing.csv"))
+    SUMMARY_PARTS.append((AZ_TABLES, f"{RESULTS}/summary/azure_admission.csv"))
 
 if SOURCE == "azure":
     _download.check_url(AZURE_CONFIG["url"] or _azure.BASE_URLS[AZURE_CONFIG["version"]], what="config key trace.azure.url")
@@ -294,7 +296,7 @@ if AZURE:
 
     rule azure_cross_trace:
         input:
-            parts=[f"{RESULTS}/summary/azure_{name}.csv" for name in ("periodicity", "unuvar", "janus")],
+            parts=[f"{RESULTS}/summary/azure_{name}.csv" for name in ("periodicity", "unuvar", "janus", "admission")],
             google=azure_google_summary,
         output:
             table=report(
@@ -432,3 +434,44 @@ if AZURE:
             "../../environment.yml"
         script:
             "../scripts/periodicity_packing_figure.py"
+
+    rule azure_admission:
+        input:
+            series=expand(f"{RESULTS}/azure/reduce/bucket-{{bucket}}/series.parquet", bucket=BUCKETS),
+            vmtable=f"{RESULTS}/azure/vmtable.parquet",
+        output:
+            table=report(
+                f"{RESULTS}/tables/azure_admission.csv",
+                caption="../report/azure_admission.rst",
+                category=AZ_CATEGORY,
+            ),
+            replicates=f"{RESULTS}/tables/azure_admission_replicates.csv",
+            summary=f"{RESULTS}/summary/azure_admission.csv",
+        params:
+            trace=AZ_TRACE,
+            mean_running=AZ["admission"]["mean_running"],
+            job_cap=AZ["unuvar"]["job_cap"],
+            threshold=config["packing"]["admission"]["threshold"],
+            eps=config["packing"]["admission"]["eps"],
+            peak_utilisation=config["packing"]["admission"]["peak_utilisation"],
+            peak_quantile=config["packing"]["admission"]["peak_quantile"],
+            seed=config["packing"]["admission"]["seed"],
+            replicates=config["packing"]["admission"]["replicates"],
+            estimator=config["packing"]["admission"]["estimator"],
+            history=config["packing"]["admission"]["history_windows"],
+            code=code_digest("insufficient", "trace.azure", "scheduling.admission", "analysis.aggregate",
+                             "report.cross_trace", "report.summary"),
+        log:
+            f"{RESULTS}/logs/azure/admission.log",
+        benchmark:
+            f"{RESULTS}/benchmarks/azure/admission.tsv"
+        threads: 1
+        resources:
+            # a bucket's series at a time and one set's records (~100 B a VM and slot), as admission_control
+            mem_mb=lambda wc, input: int(1.4 * (300 + AZ["admission"]["mean_running"] * 8640 * 100 / 2**20
+                                                + 3 * size_mb(input.series) / max(len(BUCKETS), 1))),
+            runtime=30,
+        conda:
+            "../../environment.yml"
+        script:
+            "../scripts/azure_admission.py"

@@ -7,9 +7,6 @@ from colocate import insufficient, rulescript
 from colocate.figures.cross_trace import cross_trace_figure
 from colocate.report import cross_trace, summary
 
-ANALYSIS = "Cross-trace comparison (Google 2011, a Google run, Azure)"
-
-
 def main(inputs, outputs, params, log):
     parts = [pl.read_csv(p, schema=summary.COLUMNS) for p in inputs.parts if not insufficient.read_status(p)]
     google = pl.read_csv(inputs.google[0], schema=summary.COLUMNS) if inputs.google else None
@@ -24,4 +21,5 @@ def main(inputs, outputs, params, log):
 
 
 if __name__ == "__main__":
-    rulescript.run(main, snakemake, ANALYSIS)  # noqa: F821 (injected by Snakemake)
+    # no analysis name: a part that lacked data is left out of the table, it does not stop it
+    rulescript.run(main, snakemake)  # noqa: F821 (injected by Snakemake)

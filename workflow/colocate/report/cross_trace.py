@@ -12,7 +12,7 @@ import re
 
 import polars as pl
 
-#: The quantities compared, as the Google summary names them (Janus §3, Beaumont §5.2, Unuvar §IV).
+#: The quantities compared, as the Google summary names them (Janus §3, Beaumont §5.2, Unuvar §IV and §IV-F).
 QUANTITIES = (
     "Fig 2: share of tasks with inst std > avg std",
     "Fig 3: inst std-vs-mean slope",
@@ -31,6 +31,9 @@ QUANTITIES = (
     "Table VI: K-S D, 154 tasks (trace)",
     "Table VII: P(U ≥ 0.8) actual, 154 tasks (trace)",
     "Table VII: P(U ≥ 0.8) Beta estimate, 154 tasks (trace)",
+    "ε=0.01: P(U > 0.8) without",
+    "ε=0.01: P(U > 0.8) with the controller",
+    "ε=0.01: rejected share",
 )
 
 COLUMNS = {"quantity": pl.String, "unit": pl.String, "paper_google_2011": pl.Float64, "google_run": pl.String, "google": pl.Float64,
