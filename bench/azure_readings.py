@@ -2,9 +2,9 @@
 
 A readings file of the Azure VM traces holds about 10 million rows (V2: 195 files, 1.94 billion readings, in
 time order: a file covers about 44 five-minute slots of ~225,000 VMs). This builds one from the real V2 sample
-(workflow/data/azure-vm-sample: 20 VMs, full double precision, CRLF): the sample's rows of the first ``--slots``
-slots, tiled with fresh VM ids per tile, so the values and their compressibility are the trace's own and the
-number of VMs a file holds is the real one. Then, in the same run:
+(workflow/data/azure-vm-sample: 20 VMs, full double precision, CRLF) over ``--slots`` slots, tiles of the 20 VMs
+with fresh random ids each reading the sample's values at other times (:func:`build_file`), so the values, the number
+of VMs and the compressibility are a real file's. Then, in the same run:
 
 * reference: ``gzip -dc file > /dev/null``;
 * ours, in a child process so that its peak RSS is measured alone: ``read_readings`` (decompress, parse, check
@@ -19,7 +19,9 @@ Prints the times, the read's and the whole map job's ratio to gzip, and the peak
 from __future__ import annotations
 
 import argparse
+import base64
 import gzip
+import hashlib
 import subprocess
 import sys
 import tempfile
@@ -47,16 +49,28 @@ print(read, mapped, written, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss 
 
 
 def build_file(path: Path, rows: int, slots: int) -> None:
-    """Tile the real sample's rows of its first ``slots`` slots; each tile renames its VMs (a suffix on the hashed
-    id), CRLF as the trace."""
-    lines = [ln for ln in gzip.decompress(SAMPLE.read_bytes()).decode().splitlines() if int(ln.split(",", 1)[0]) < 300 * slots]
+    """``rows`` readings over ``slots`` slots, written slot by slot as the trace orders a file by time: tile t of the
+    sample's 20 VMs (with new random ids) reads at output slot s what the sample read at slot t·slots + s (mod
+    its 8,639), so values are the trace's own, a VM's id recurs once a slot as far apart as in the trace, and no
+    nearby line repeats another (gzip gets a real file's ratio). CRLF as the trace."""
+    rest: dict[str, dict[int, str]] = {}
+    for ln in gzip.decompress(SAMPLE.read_bytes()).decode().splitlines():
+        ts, vm, values = ln.split(",", 2)
+        rest.setdefault(vm, {})[int(ts) // 300] = values
+    vms, span = sorted(rest), 1 + max(max(r) for r in rest.values())
+    tiles = -(-rows // (slots * len(vms)))
+    # every tile's VMs get ids like the trace's: 64 base64 characters of a hash (random to gzip, as real ids are)
+    ids = {(vm, t): base64.b64encode(hashlib.sha384(f"{vm}{t}".encode()).digest()).decode() for vm in vms for t in range(tiles)}
     with gzip.open(path, "wt", compresslevel=6, newline="") as out:
-        written, tile = 0, 0
-        while written < rows:
-            take = lines[: rows - written]
-            out.write("".join(f"{ts},{vm}{tile:x},{rest}\r\n" for ts, vm, rest in (ln.split(",", 2) for ln in take)))
-            written += len(take)
-            tile += 1
+        written = 0
+        for s in range(slots):
+            chunk = []
+            for tile in range(tiles):
+                src = (tile * slots + s) % span
+                chunk += [f"{300 * s},{ids[vm, tile]},{rest[vm][src]}\r\n" for vm in vms if src in rest[vm]]
+            chunk = chunk[: max(0, rows - written)]
+            out.write("".join(chunk))
+            written += len(chunk)
 
 
 def time_map(path: Path, out: Path) -> tuple[float, float, float, float, int, int]:

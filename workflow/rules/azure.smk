@@ -90,8 +90,9 @@ if AZURE:
             f"{RESULTS}/benchmarks/azure/map/{{stem}}.tsv"
         threads: 1
         resources:
-            # the file's rows read whole (~140 B a row: 1.4 GB for 10 M rows), then sorted by bucket and VM
-            mem_mb=fitted_mem(400, 6),
+            # the file's rows read whole, bucketed and written: peaks 199 MB for the 5.3 MB sample, 2,354 MB for a
+            # real-size file (805 MB gz, 10 M rows of 227,280 VMs; bench/azure_readings.py), × 1.2
+            mem_mb=fitted_mem(222, 3.25),
             runtime=30,
         conda:
             "../../environment.yml"
@@ -116,7 +117,10 @@ if AZURE:
         threads: 1
         resources:
             # 1/B of every map output, sorted and summarised
-            mem_mb=fitted_mem(300, 8, share=1 / len(BUCKETS)),
+            # ~450 B a record: peaks 166 MB for a bucket of the 20-VM sample (43 k records), 2,242 MB for 5.0 M
+            # records of 113,896 VMs (half of a real-size file); × 1.2. V2 whole at B = 256 is ~7.6 M records a
+            # bucket (~4 GB): set mapreduce.buckets to 512 for it
+            mem_mb=lambda wc, input: int(1.2 * (160 + 450 * parquet_rows(input.records) / len(BUCKETS) / 2**20)),
             runtime=30,
         conda:
             "../../environment.yml"
@@ -137,7 +141,7 @@ if AZURE:
         threads: 1
         resources:
             # V2's vmtable: 2.7 M rows of three 64-character ids (~250 B a row in memory)
-            mem_mb=fitted_mem(300, 4),
+            mem_mb=fitted_mem(150, 5),  # (peak 120 MB for the sample's 20 rows)
             runtime=10,
         conda:
             "../../environment.yml"
@@ -184,7 +188,8 @@ if AZURE:
         resources:
             # one bucket's series at a time, then the chosen VMs' series: 8,640 float64 slots a VM (69 kB), a few
             # copies while decomposing
-            mem_mb=lambda wc, input: int(400 + 4 * AZ["periodicity"]["max_vms"] * 8640 * 8 / 2**20
+            # (at most max_vms of the VMs: peak 257 MB for the 20-VM sample)
+            mem_mb=lambda wc, input: int(290 + 4 * min(AZ["periodicity"]["max_vms"], parquet_rows(input.vms)) * 8640 * 8 / 2**20
                                          + 3 * size_mb(input.series) / max(len(BUCKETS), 1)),
             runtime=30,
         conda:
@@ -286,7 +291,8 @@ if AZURE:
         threads: 1
         resources:
             # a bucket's series at a time, then the sets' records (~100 B a VM and slot), as unuvar_aggregates
-            mem_mb=lambda wc, input: int(1.4 * (400 + max(AZ["unuvar"]["sizes"]) * 8640 * 100 / 2**20
+            # (peak 336 MB for the 20-VM sample's 18-VM set)
+            mem_mb=lambda wc, input: int(1.4 * (250 + min(max(AZ["unuvar"]["sizes"]), parquet_rows(input.vmtable)) * 8640 * 100 / 2**20
                                                 + 3 * size_mb(input.series) / max(len(BUCKETS), 1))),
             runtime=30,
         conda:
@@ -403,7 +409,8 @@ if AZURE:
         threads: 1
         resources:
             # the chosen VMs' series (8,640 float64 slots a VM) and the machines' load series
-            mem_mb=lambda wc, input: int(300 + 3 * AZ["periodicity"]["max_vms"] * 8640 * 8 / 2**20),
+            # (peak 217 MB for the 20-VM sample)
+            mem_mb=lambda wc, input: int(250 + 3 * parquet_rows(input.components) * 8640 * 8 / 2**20),
             runtime=20,
         conda:
             "../../environment.yml"
@@ -468,7 +475,7 @@ if AZURE:
         threads: 1
         resources:
             # a bucket's series at a time and one set's records (~100 B a VM and slot), as admission_control
-            mem_mb=lambda wc, input: int(1.4 * (300 + AZ["admission"]["mean_running"] * 8640 * 100 / 2**20
+            mem_mb=lambda wc, input: int(1.4 * (250 + min(AZ["admission"]["mean_running"], parquet_rows(input.vmtable)) * 8640 * 100 / 2**20
                                                 + 3 * size_mb(input.series) / max(len(BUCKETS), 1))),
             runtime=30,
         conda:

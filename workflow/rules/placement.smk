@@ -28,22 +28,25 @@ PLACEMENT_FIGURES = {
 }
 PLACEMENT_CATEGORY = "Placement (Tantawi & Steinder)"
 
-TARGETS.append(
-    (
-        (),
-        [f"{RESULTS}/tables/placement_{t}.csv" for t in PLACEMENT_TABLES]
-        + [f"{RESULTS}/figures/{f}.png" for f in PLACEMENT_FIGURES.values()]
-        + [f"{RESULTS}/tables/placement_bsa.csv", f"{RESULTS}/tables/placement_replay.csv"]
-        + [f"{RESULTS}/notebooks/04_placement.ipynb", f"{RESULTS}/notebooks/04_placement.html"],
+# The paper's own workload (Table I) needs no trace: it runs beside the Google analyses, not on an Azure run,
+# whose placement is to replay the vmtable's requests (issue 16).
+if not AZURE:
+    TARGETS.append(
+        (
+            (),
+            [f"{RESULTS}/tables/placement_{t}.csv" for t in PLACEMENT_TABLES]
+            + [f"{RESULTS}/figures/{f}.png" for f in PLACEMENT_FIGURES.values()]
+            + [f"{RESULTS}/tables/placement_bsa.csv", f"{RESULTS}/tables/placement_replay.csv"]
+            + [f"{RESULTS}/notebooks/04_placement.ipynb", f"{RESULTS}/notebooks/04_placement.html"],
+        )
     )
-)
+    SUMMARY_PARTS.append(((), f"{RESULTS}/summary/placement.csv"))
 TARGETS.append(
     (
         ("task_events", "task_usage", "machine_events"),
         [f"{RESULTS}/tables/placement_trace.csv", f"{RESULTS}/figures/placement_trace.png"],
     )
 )
-SUMMARY_PARTS.append(((), f"{RESULTS}/summary/placement.csv"))
 SUMMARY_PARTS.append((("task_events", "task_usage", "machine_events"), f"{RESULTS}/summary/placement_trace.csv"))
 
 
