@@ -310,3 +310,49 @@ def test_each_vm_carries_janus_statistics_with_the_max_for_inst():
     assert (a["avg_mean"], a["avg_std"], a["inst_mean"], a["inst_std"]) == pytest.approx((0.2, 0.1, 0.4, 0.2))
     hist = np.asarray(vms["avg_hist"].to_list())
     assert hist.shape == (2, 100) and hist[0, 10] == hist[0, 30] == 0.5 and hist[1, 99] == 1.0
+
+
+# ----------------------------------------------------------------------------- VMs as placement requests
+
+
+def test_vms_become_placement_requests_with_their_sizes_and_lifetimes():
+    vmtable = pl.DataFrame({"vmid": ["a", "b", "c", "d"], "deploymentid": ["d1", "d1", "d2", "d3"],
+                            "vmcreated": [600, 0, 300, 900], "vmdeleted": [1200, 2400, 9000, 900],
+                            "vmcorecount": ["2", ">24", "4", "1"], "vmmemory": ["1.75", ">64", "8", "2"]})
+    r = az.vm_requests(vmtable, span_end_s=3000)
+    # d lives 0 s: left out; c outlives the trace's end: censored there; V2's ">k" buckets count as k
+    assert r.select("submit", "cpu_request", "memory_request", "lifetime").rows() == [
+        (0, 24.0, 64.0, 2400.0), (300_000_000, 4.0, 8.0, 2700.0), (600_000_000, 2.0, 1.75, 600.0)]
+    nodes = az.hosts(3, 16, 128)
+    assert nodes["cpus"].to_list() == [16.0] * 3
+    with pytest.raises(ValueError, match="hosts"):
+        az.hosts(0, 16, 128)
+
+
+def test_vm_requests_replay_at_the_offered_load_and_huge_hosts_reject_none():
+    """The stream is scaled to the offered CPU load exactly; a VM larger than every host is counted, not offered;
+    on hosts 100× the load nothing is rejected by any policy."""
+    from colocate.scheduling.placement import stream
+    from colocate.scheduling.placement_runs import run_trace
+    from colocate.scheduling.placement_workload import placeable, replay_requests
+
+    rng = np.random.default_rng(3)
+    n = 300
+    vmtable = pl.DataFrame({"vmid": [f"v{i}" for i in range(n)], "deploymentid": [f"d{i // 3}" for i in range(n)],
+                            "vmcreated": np.sort(rng.integers(0, 86_400, n)), "vmdeleted": 86_400 + rng.integers(0, 86_400, n),
+                            "vmcorecount": rng.choice(["1", "2", "4", "64"], n).tolist(), "vmmemory": ["4"] * n})
+    nodes = az.hosts(4, 48, 384)
+    cap = nodes.select("cpus", "memory").to_numpy()
+    eligible, too_big = placeable(az.vm_requests(vmtable), cap)
+    assert too_big == int((vmtable["vmcorecount"] == "64").sum()) and eligible.height == n - too_big
+    requests, facts = replay_requests(eligible, too_big, cap, n_requests=150, offered_load=0.5, rng=stream(1, 0, "t"))
+    assert requests.height == 150 and facts["offered_cpu_load"] == 0.5
+    span = requests["time"].max() - requests["time"].min()
+    offered = float((requests["d_cpu"] * requests["lifetime"]).sum()) / (span * cap[:, 0].sum())
+    assert offered == pytest.approx(0.5, rel=1e-9)
+    from colocate.scheduling.placement_workload import policy_specs
+
+    specs = policy_specs(["pack", "spread", "abp"], ["cpu", "memory"], "cpu", [1.0, 1.0], "placement.trace")
+    big = az.hosts(4, 48 * 100, 384 * 100)
+    log = run_trace(requests, big, specs, seed=1, alpha=0.5, tie_break="first")
+    assert log["policy"].unique().sort().to_list() == ["ABP", "PACK", "SPREAD"] and log["accepted"].all()

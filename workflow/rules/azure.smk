@@ -27,6 +27,7 @@ if AZURE:
                 f"{RESULTS}/figures/azure_janus_fig4_centroids.png",
                 f"{RESULTS}/figures/azure_periodic_packing.png",
                 f"{RESULTS}/tables/azure_admission.csv",
+                f"{RESULTS}/tables/azure_placement.csv",
                 f"{RESULTS}/tables/cross_trace.csv",
                 f"{RESULTS}/figures/cross_trace.png",
                 *(f"{RESULTS}/azure/not_applicable/{name}.csv" for name, *_ in _azure.NOT_APPLICABLE),
@@ -38,6 +39,7 @@ if AZURE:
     SUMMARY_PARTS.append((AZ_TABLES, f"{RESULTS}/summary/azure_janus.csv"))
     SUMMARY_PARTS.append((AZ_TABLES, f"{RESULTS}/summary/azure_periodic_packing.csv"))
     SUMMARY_PARTS.append((AZ_TABLES, f"{RESULTS}/summary/azure_admission.csv"))
+    SUMMARY_PARTS.append((AZ_TABLES, f"{RESULTS}/summary/azure_placement.csv"))
 
 if SOURCE == "azure":
     _download.check_url(AZURE_CONFIG["url"] or _azure.BASE_URLS[AZURE_CONFIG["version"]], what="config key trace.azure.url")
@@ -302,7 +304,7 @@ if AZURE:
 
     rule azure_cross_trace:
         input:
-            parts=[f"{RESULTS}/summary/azure_{name}.csv" for name in ("periodicity", "unuvar", "janus", "admission")],
+            parts=[f"{RESULTS}/summary/azure_{name}.csv" for name in ("periodicity", "unuvar", "janus", "admission", "placement")],
             google=azure_google_summary,
         output:
             table=report(
@@ -482,3 +484,48 @@ if AZURE:
             "../../environment.yml"
         script:
             "../scripts/azure_admission.py"
+
+    rule azure_placement:
+        input:
+            vmtable=f"{RESULTS}/azure/vmtable.parquet",
+        output:
+            log=f"{RESULTS}/azure/placement/log.parquet",
+            table=report(
+                f"{RESULTS}/tables/azure_placement.csv",
+                caption="../report/azure_placement.rst",
+                category=AZ_CATEGORY,
+            ),
+            figure=report(
+                f"{RESULTS}/figures/azure_placement.png",
+                caption="../report/azure_placement.rst",
+                category=AZ_CATEGORY,
+            ),
+            summary=f"{RESULTS}/summary/azure_placement.csv",
+        params:
+            trace=AZ_TRACE,
+            hosts=AZ["placement"]["hosts"],
+            host_cores=AZ["placement"]["host_cores"],
+            host_memory_gb=AZ["placement"]["host_memory_gb"],
+            requests=PLACEMENT_CFG["trace"]["requests"],
+            offered_cpu_load=PLACEMENT_CFG["trace"]["offered_cpu_load"],
+            specs=PLACEMENT_TRACE_SPECS,
+            seed=PLACEMENT_CFG["trace"]["seed"],
+            alpha=PLACEMENT_CFG["alpha"],
+            tie_break=PLACEMENT_CFG["tie_break"],
+            warmup=PLACEMENT_CFG["trace"]["warmup"],
+            code=code_digest("insufficient", "trace.azure", *PLACEMENT_CODE, "scheduling.placement_analysis",
+                             "scheduling.placement_workload", "figures/placement", "report.summary", "io")
+            + PLACEMENT_PLUGINS,
+        log:
+            f"{RESULTS}/logs/azure/placement.log",
+        benchmark:
+            f"{RESULTS}/benchmarks/azure/placement.tsv"
+        threads: 1
+        resources:
+            # the vmtable (~250 B a VM) and placement.trace.requests requests on the hosts, as placement_trace_run
+            mem_mb=lambda wc, input: int(450 + 1.2 * 250 * parquet_rows(input.vmtable) / 2**20),
+            runtime=15,
+        conda:
+            "../../environment.yml"
+        script:
+            "../scripts/azure_placement.py"

@@ -34,6 +34,9 @@ QUANTITIES = (
     "ε=0.01: P(U > 0.8) without",
     "ε=0.01: P(U > 0.8) with the controller",
     "ε=0.01: rejected share",
+    "% reject PACK",
+    "% reject SPREAD",
+    "% reject ABP",
 )
 
 COLUMNS = {"quantity": pl.String, "unit": pl.String, "paper_google_2011": pl.Float64, "google_run": pl.String, "google": pl.Float64,

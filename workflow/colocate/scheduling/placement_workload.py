@@ -340,6 +340,19 @@ def trace_requests(
         raise ConfigError(f"placement.trace.lifetime: 'usage' or 'events', got {lifetime!r}")
     cap = nodes.select("cpus", "memory").to_numpy()
     eligible, too_big = _placeable_tasks(arrivals, task_stats, lifetime, cap)
+    return replay_requests(eligible, too_big, cap, n_requests=n_requests, offered_load=offered_load, rng=rng)
+
+
+def replay_requests(
+    eligible: pl.DataFrame, too_big: int, cap: np.ndarray, *, n_requests: int, offered_load: float, rng: np.random.Generator
+) -> tuple[pl.DataFrame, dict[str, float]]:
+    """The request stream of :func:`trace_requests` from placeable requests of any trace.
+
+    ``eligible`` holds ``submit`` (µs), ``cpu_request``, ``memory_request``, ``lifetime`` (s), ``job_id`` and
+    ``task_index``, sorted by submit, each fitting some node of ``cap`` (nodes × (cpu, memory)); ``too_big``
+    counts those that did not. ``n_requests`` are drawn without replacement and their arrival times scaled so
+    that the offered CPU load is ``offered_load``.
+    """
     n = min(n_requests, eligible.height)
     chosen = eligible[np.sort(rng.choice(eligible.height, size=n, replace=False))]
     submit_s = (chosen["submit"].to_numpy() - chosen["submit"][0]) / 1e6
@@ -348,8 +361,8 @@ def trace_requests(
         span > 0,
         f"the {n} sampled tasks were all submitted at the same instant ({chosen['submit'][0] / 1e6:g} s; "
         "0 means before the trace began), so there is no arrival process to replay",
-        "task_usage covering tasks submitted during the trace (after its start at 600 s), "
-        "e.g. more than the first 5-minute window",
+        "requests submitted at different times during the trace (Google: task_usage beyond its first 5-minute "
+        "window, after the start at 600 s; Azure: VMs created after the trace start)",
     )
     cpu, memory, life = (chosen[c].to_numpy() for c in ("cpu_request", "memory_request", "lifetime"))
     natural_load = float((cpu * life).sum()) / (span * cap[:, 0].sum())
@@ -379,6 +392,16 @@ def trace_requests(
     return frame, facts
 
 
+def placeable(tasks: pl.DataFrame, cap: np.ndarray) -> tuple[pl.DataFrame, int]:
+    """The requests (``cpu_request``, ``memory_request``) of ``tasks`` that fit some node of ``cap``, and how many
+    do not (no policy could place them)."""
+    fits = (tasks["cpu_request"].to_numpy()[:, None] <= cap[None, :, 0]) & (
+        tasks["memory_request"].to_numpy()[:, None] <= cap[None, :, 1]
+    )
+    too_big = ~fits.any(axis=1)
+    return tasks.filter(pl.Series(~too_big)), int(too_big.sum())
+
+
 def _placeable_tasks(
     arrivals: pl.DataFrame, task_stats: pl.DataFrame, lifetime: str, cap: np.ndarray
 ) -> tuple[pl.DataFrame, int]:
@@ -393,17 +416,13 @@ def _placeable_tasks(
         .filter((pl.col("lifetime") > 0) & (pl.col("cpu_request") > 0) & (pl.col("memory_request") > 0))
         .sort("submit", "job_id", "task_index")
     )
-    fits = (tasks["cpu_request"].to_numpy()[:, None] <= cap[None, :, 0]) & (
-        tasks["memory_request"].to_numpy()[:, None] <= cap[None, :, 1]
-    )
-    too_big = ~fits.any(axis=1)
-    eligible = tasks.filter(pl.Series(~too_big))
+    eligible, too_big = placeable(tasks, cap)
     require(
         eligible.height >= 2,
         f"only {eligible.height} task(s) of the task table have a SUBMIT event, requests and a lifetime",
         "task_events and task_usage of the same tasks, at least two of them placeable",
     )
-    return eligible, int(too_big.sum())
+    return eligible, too_big
 
 
 def policy_specs(

@@ -373,3 +373,39 @@ def task_series(series: pl.LazyFrame, tasks: pl.DataFrame) -> pl.LazyFrame:
     return series.join(tasks.lazy(), on="vmid", how="inner").select(
         "job_id", "task_index", (TRACE_START_US + pl.col("slot").cast(pl.Int64) * WINDOW_US).alias("start_time"),
         (pl.col("avg_cpu") / 100 * pl.col("cores").fill_null(1.0)).alias("avg"))
+
+
+# ----------------------------------------------------------------------------- VM requests for Tantawi & Steinder
+
+
+def memory_gb(vmmemory: pl.Series) -> pl.Series:
+    """A VM's memory in GB as a number: V1 gives GB (0.75, 1.75, 56), V2 a bucket ("4", ">64"); ">k" counts as k,
+    its lower bound. Null where the field does not parse."""
+    return vmmemory.str.strip_prefix(">").cast(pl.Float64, strict=False).alias("memory")
+
+
+def vm_requests(vmtable: pl.DataFrame, span_end_s: int | None = None) -> pl.DataFrame:
+    """Each VM of the vmtable as a placement request (Tantawi & Steinder's two-resource stream, from Azure):
+    ``submit`` its creation (µs from the trace start), ``cpu_request`` its cores, ``memory_request`` its memory
+    (GB), ``lifetime`` deleted − created in seconds (a VM still alive at ``span_end_s``, or whose deletion the
+    trace does not record, runs until then), ``job_id`` / ``task_index`` its deployment and rank (:func:`vm_tasks`).
+    Sorted by submit; VMs without a positive size or lifetime are left out."""
+    tasks = vm_tasks(vmtable)
+    end = pl.col("vmdeleted") if span_end_s is None else pl.min_horizontal("vmdeleted", pl.lit(span_end_s))
+    out = vmtable.select(
+        "vmid", (pl.col("vmcreated") * 1_000_000).alias("submit"),
+        memory_gb(vmtable["vmmemory"]).alias("memory_request"),
+        (end - pl.col("vmcreated")).cast(pl.Float64).alias("lifetime"),
+    ).unique("vmid", keep="first").join(tasks, on="vmid").rename({"cores": "cpu_request"})
+    return (out.drop_nulls(["cpu_request", "memory_request"])
+            .filter((pl.col("cpu_request") > 0) & (pl.col("memory_request") > 0) & (pl.col("lifetime") > 0))
+            .sort("submit", "job_id", "task_index")
+            .select("submit", "cpu_request", "memory_request", "lifetime", "job_id", "task_index"))
+
+
+def hosts(n: int, cores: float, memory: float) -> pl.DataFrame:
+    """``n`` identical hosts of ``cores`` and ``memory`` GB (the traces do not publish Azure's hosts)."""
+    if n < 1 or cores <= 0 or memory <= 0:
+        raise ValueError(f"need n ≥ 1 hosts of positive size, got {n} × ({cores} cores, {memory} GB)")
+    return pl.DataFrame({"machine_id": np.arange(n, dtype=np.int64), "cpus": np.full(n, float(cores)),
+                         "memory": np.full(n, float(memory))})
