@@ -28,6 +28,7 @@ if AZURE:
                 f"{RESULTS}/figures/azure_periodic_packing.png",
                 f"{RESULTS}/tables/azure_admission.csv",
                 f"{RESULTS}/tables/azure_placement.csv",
+                *([f"{RESULTS}/tables/azure_packing_summary.csv"] if PACKING_ON else []),
                 f"{RESULTS}/tables/cross_trace.csv",
                 f"{RESULTS}/figures/cross_trace.png",
                 *(f"{RESULTS}/azure/not_applicable/{name}.csv" for name, *_ in _azure.NOT_APPLICABLE),
@@ -40,6 +41,8 @@ if AZURE:
     SUMMARY_PARTS.append((AZ_TABLES, f"{RESULTS}/summary/azure_periodic_packing.csv"))
     SUMMARY_PARTS.append((AZ_TABLES, f"{RESULTS}/summary/azure_admission.csv"))
     SUMMARY_PARTS.append((AZ_TABLES, f"{RESULTS}/summary/azure_placement.csv"))
+    if PACKING_ON:
+        SUMMARY_PARTS.append((AZ_TABLES, f"{RESULTS}/summary/azure_packing.csv"))
 
 if SOURCE == "azure":
     _download.check_url(AZURE_CONFIG["url"] or _azure.BASE_URLS[AZURE_CONFIG["version"]], what="config key trace.azure.url")
@@ -304,7 +307,8 @@ if AZURE:
 
     rule azure_cross_trace:
         input:
-            parts=[f"{RESULTS}/summary/azure_{name}.csv" for name in ("periodicity", "unuvar", "janus", "admission", "placement")],
+            parts=[f"{RESULTS}/summary/azure_{name}.csv" for name in ("periodicity", "unuvar", "janus", "admission", "placement")]
+            + ([f"{RESULTS}/summary/azure_packing.csv"] if PACKING_ON else []),
             google=azure_google_summary,
         output:
             table=report(
@@ -529,3 +533,48 @@ if AZURE:
             "../../environment.yml"
         script:
             "../scripts/azure_placement.py"
+
+    rule azure_packing:
+        input:
+            vms=expand(f"{RESULTS}/azure/reduce/bucket-{{bucket}}/vms.parquet", bucket=BUCKETS),
+            series=expand(f"{RESULTS}/azure/reduce/bucket-{{bucket}}/series.parquet", bucket=BUCKETS),
+            vmtable=f"{RESULTS}/azure/vmtable.parquet",
+        output:
+            table=f"{RESULTS}/azure/packing/results.parquet",
+            csv=report(
+                f"{RESULTS}/tables/azure_packing_summary.csv",
+                caption="../report/azure_packing.rst",
+                category=AZ_CATEGORY,
+            ),
+            summary=f"{RESULTS}/summary/azure_packing.csv",
+        params:
+            trace=AZ_TRACE,
+            host_cores=AZ["placement"]["host_cores"],
+            long_min_records=config["mapreduce"]["long_min_records"],
+            n_tasks=config["realizations"]["n_tasks"],
+            n_realizations=config["realizations"]["n_realizations"],
+            chunk_tasks=config["realizations"]["chunk_tasks"],
+            seed=PK["seed"],
+            instances=PK.get("instances"),
+            tasks_per_instance=PK.get("tasks_per_instance"),
+            max_failures=PK["max_failures"],
+            cells=PACKING_CELLS.to_dicts(),
+            fit_options={key: PK[key] for key in _fit_tests.FIT_OPTIONS},
+            estimator_options=PACKING_ESTIMATOR_OPTIONS,
+            code=code_digest("insufficient", "trace.azure", "prep.realizations", "report.summary", *PACKING_CODE)
+            + plugin_digest(*PACKING_ESTIMATORS),
+        log:
+            f"{RESULTS}/logs/azure/packing.log",
+        benchmark:
+            f"{RESULTS}/benchmarks/azure/packing.tsv"
+        threads: 1
+        resources:
+            # inst and avg realizations of up to n_tasks VMs (float32, twice while scaled) and one bucket's series
+            mem_mb=lambda wc, input: int(400 + 4 * 2 * 4 * min(config["realizations"]["n_tasks"], parquet_rows(input.vmtable))
+                                         * config["realizations"]["n_realizations"] / 2**20
+                                         + 3 * size_mb(input.series) / max(len(BUCKETS), 1)),
+            runtime=120,
+        conda:
+            "../../environment.yml"
+        script:
+            "../scripts/azure_packing.py"

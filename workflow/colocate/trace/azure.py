@@ -365,14 +365,23 @@ def vm_tasks(vmtable: pl.DataFrame) -> pl.DataFrame:
 
 def task_series(series: pl.LazyFrame, tasks: pl.DataFrame) -> pl.LazyFrame:
     """A bucket's VM series in the shape of the Google trace's task series (``job_id``, ``task_index``,
-    ``start_time`` of the slot's window, ``avg``), so that the aggregates of Unuvar §IV are built by the same
-    functions (:mod:`colocate.analysis.aggregate`). ``avg`` is the VM's CPU in cores: avg CPU % / 100 × its cores,
-    so that a set's total weighs VMs by size (1 core where the vmtable gives none)."""
+    ``start_time`` of the slot's window, ``avg``, ``inst``), so that the aggregates of Unuvar §IV and the
+    realizations of Janus §3.1 are built by the same functions. ``avg`` is the VM's CPU in cores: avg CPU % / 100 ×
+    its cores, so that a set's total weighs VMs by size (1 core where the vmtable gives none); ``inst`` is its
+    5-minute max the same way (Azure has no instantaneous sample: the max bounds it)."""
     from colocate.trace import TRACE_START_US, WINDOW_US
 
     return series.join(tasks.lazy(), on="vmid", how="inner").select(
         "job_id", "task_index", (TRACE_START_US + pl.col("slot").cast(pl.Int64) * WINDOW_US).alias("start_time"),
-        (pl.col("avg_cpu") / 100 * pl.col("cores").fill_null(1.0)).alias("avg"))
+        (pl.col("avg_cpu") / 100 * pl.col("cores").fill_null(1.0)).alias("avg"),
+        (pl.col("max_cpu") / 100 * pl.col("cores").fill_null(1.0)).alias("inst"))
+
+
+def long_vm_tasks(vms: pl.DataFrame, tasks: pl.DataFrame, min_readings: int) -> pl.DataFrame:
+    """The VMs with at least ``min_readings`` readings as Janus §3.1's long tasks: ``job_id``, ``task_index``,
+    ``n_records`` and ``cores`` (:func:`vm_tasks`), sorted by key."""
+    return (vms.filter(pl.col("readings") >= min_readings).select("vmid", pl.col("readings").cast(pl.Int64).alias("n_records"))
+            .join(tasks, on="vmid").select("job_id", "task_index", "n_records", "cores").sort("job_id", "task_index"))
 
 
 # ----------------------------------------------------------------------------- VM requests for Tantawi & Steinder
