@@ -75,8 +75,9 @@ def test_janus_section_3_runs_on_the_vms_with_the_max_for_inst(sample_run):
     lines = pl.read_csv(sample_run / "tables/azure_janus_fig3_trend_lines.csv")
     assert lines["kind"].to_list() == ["inst", "avg"] and (lines["n_tasks"] == 20).all()
     assert (lines["slope"] > 0).all()
-    shares = pl.read_csv(sample_run / "tables/azure_janus_fig4_shares.csv")
-    assert shares.height == 16 and shares["tasks"].sum() == 20
+    # 20 VMs are too few for 16 clusters of typical shapes: said, with what would do
+    shares = insufficient.read_status(sample_run / "tables/azure_janus_fig4_shares.csv")
+    assert shares is not None and "20 VMs for k = 16 clusters" in shares.reason
     fig2 = pl.read_csv(sample_run / "tables/azure_janus_fig2_std.csv")
     assert fig2.filter(pl.col("kind") == "inst")["share_above_other"].item() == 1.0  # the max varies more than avg
     rows = pl.read_csv(sample_run / "summary.csv").filter(pl.col("section").str.contains("Azure VMs \\(Janus"))
@@ -107,7 +108,7 @@ def test_the_cross_trace_table_fills_its_google_column_once_that_run_exists(samp
     reference = pl.read_csv(REPO / "workflow/report/reference-summary.csv")
     daily = reference.filter(pl.col("quantity") == "Table 4 daily ratio, median")["ours_value"].item()
     assert table.filter(pl.col("quantity") == "Table 4 daily ratio, median")["google"].item() == pytest.approx(daily)
-    assert "| quantity | paper (Google 2011) | synthetic-default | azure-sample-tiny (Azure) |" in (sample_run / "summary.md").read_text()
+    assert "| quantity | paper (Google 2011) | synthetic-default (synthetic model of Google 2011) | azure-sample-tiny (Azure) |" in (sample_run / "summary.md").read_text()
 
 
 def test_the_azure_sample_run_is_complete(sample_run):
@@ -128,20 +129,17 @@ def test_a_local_copy_in_the_dataset_layout_gives_the_sample_results(sample_run,
         "vm_cpu_readings-file-1-of-195.parquet", "vm_cpu_readings-file-2-of-195.parquet"]
 
 
-def test_the_admission_controller_says_when_the_vms_are_too_few_then_runs_on_a_smaller_set(sample_run):
-    """The 20 sample VMs cannot make the paper's 154 running: said, with what would do. At 15 running, Table VIII is
-    computed on sets of the real VMs (the last test of the module: it changes the run's config)."""
+def test_the_admission_controller_says_when_the_vms_are_too_few_or_arrive_at_once(sample_run):
+    """The 20 sample VMs cannot make the paper's 154 running: said, with what would do. At 15 running, they all
+    predate the trace, so there is no arrival process: said too (the last test of the module: it changes the
+    run's config)."""
     status = insufficient.read_status(sample_run / "tables/azure_admission.csv")
     assert status is not None and "run 20.0 at a time on average, fewer than azure.admission.mean_running = 154" in status.reason
     assert "admission controller" in (sample_run / "summary.md").read_text().split("## Analyses this trace cannot support")[1]
     work = sample_run.parents[1]
     snakemake(work, "--config", 'azure={"admission": {"mean_running": 15}}')
-    table = pl.read_csv(sample_run / "tables/azure_admission.csv")
-    assert table["eps"].to_list() == [0.005, 0.01, 0.02]
-    assert table.select(pl.col("p_over_with") <= pl.col("p_over_without") + 1e-12).to_series().all()
-    assert ((table["rejection"] >= 0) & (table["rejection"] <= 1)).all()
-    cross = pl.read_csv(sample_run / "tables/cross_trace.csv")
-    assert "ε=0.01: rejected share" in cross["quantity"].to_list()
+    status = insufficient.read_status(sample_run / "tables/azure_admission.csv")
+    assert status is not None and "all arrive at once" in status.reason
 
 
 @pytest.fixture
@@ -206,23 +204,28 @@ def test_invalid_azure_config_is_rejected_naming_the_key(tmp_path, sections, key
 
 
 def test_many_made_up_vms_run_every_azure_analysis_and_give_back_their_daily_share(tmp_path):
-    """150 made-up VMs (a daily sinusoid of amplitude U(0, 0.4) of the mean, plus noise) in the dataset's layout:
-    the packing grid runs with every fit test, and Beaumont §5.2 recovers the share of VMs whose daily ratio
-    exceeds 0.12, (0.4 − 0.12) / 0.4 = 0.70, within 3 binomial standard deviations."""
+    """150 made-up VMs in the dataset's layout (a daily sinusoid of amplitude U(0, 0.4) of the mean, plus noise; 100
+    of them all along, 50 arriving later): every Azure analysis runs, and Beaumont §5.2 recovers the share of the
+    100 whole-span VMs whose daily ratio exceeds 0.12, (0.4 − 0.12) / 0.4 = 0.70, within 3 binomial sd."""
     from wfutil import synthetic_azure_layout
 
     root = synthetic_azure_layout(tmp_path / "trace_data")
     work = tmp_path / "w"
     work.mkdir()
     write_config(work, trace={"source": "local", "path": str(root)}, packing={"instances": 2, "tasks_per_instance": 50},
-                 realizations={"n_tasks": 150, "n_realizations": 200})
+                 realizations={"n_tasks": 150, "n_realizations": 200}, azure={"admission": {"mean_running": 40}})
     snakemake(work)
     run = work / "results/local-trace_data"
     comps = pl.read_parquet(run / "azure/periodicity/components.parquet")
-    assert comps.height == 150
+    assert comps.height == 100
     share = comps["daily_significant"].mean()
-    assert abs(share - 0.70) < 3 * (0.70 * 0.30 / 150) ** 0.5
+    assert abs(share - 0.70) < 3 * (0.70 * 0.30 / 100) ** 0.5
     packing = pl.read_parquet(run / "azure/packing/results.parquet")
     assert {"GPA", "Cantelli", "perc"} <= set(packing["estimator"]) and packing["instance"].n_unique() == 2
+    admission = pl.read_csv(run / "tables/azure_admission.csv")
+    assert admission["eps"].to_list() == [0.005, 0.01, 0.02]
+    assert admission.select(pl.col("p_over_with") <= pl.col("p_over_without") + 1e-12).to_series().all()
+    placement = pl.read_csv(run / "tables/azure_placement.csv")
+    assert set(placement["policy"]) >= {"PACK", "SPREAD"} and (placement["requests"] > 0).all()
     cross = pl.read_csv(run / "tables/cross_trace.csv")
-    assert {"GPA ρ=0.01: mean q", "Cantelli 1.7: machines / lower bound m"} <= set(cross["quantity"])
+    assert {"GPA ρ=0.01: mean q", "ε=0.01: rejected share", "% reject PACK"} <= set(cross["quantity"])

@@ -147,21 +147,25 @@ def azure_dataset_layout(root: Path, n_files: int = 195) -> Path:
 
 def synthetic_azure_layout(root: Path, n_vms: int = 150, days: int = 2, seed: int = 5) -> Path:
     """A dataset-layout Azure trace of ``n_vms`` made-up VMs (the shipped sample has only 20): each with a daily
-    sinusoid plus noise, over ``days`` days in two time-ordered readings files, and a V2-style vmtable. For the
-    analyses that need more VMs than the sample holds (the packing grid)."""
+    sinusoid of amplitude U(0, 0.4) of its mean plus noise. Two thirds run the whole ``days`` (created at 0); the
+    rest arrive during the first half and live 2–24 h. Two time-ordered readings files and a V2-style vmtable. For
+    the analyses that need more VMs, or arrivals, than the sample holds."""
     import numpy as np
 
     rng = np.random.default_rng(seed)
     slots = days * 288
-    t = np.arange(slots) * 300
-    rows = []
+    rows, table = [], []
     cores = rng.choice([1, 2, 4, 8], n_vms)
     for v in range(n_vms):
+        start, end = (0, slots) if v < 2 * n_vms // 3 else (int(s := rng.integers(1, slots // 2)), int(min(slots, s + rng.integers(24, 288))))
+        t = np.arange(start, end) * 300
         base, amp, phase = rng.uniform(5, 40), rng.uniform(0, 0.4), rng.uniform(0, 2 * np.pi)
-        avg = np.clip(base * (1 + amp * np.cos(2 * np.pi * t / 86_400 - phase)) + rng.normal(0, 2, slots), 0.5, 95)
-        top = np.minimum(100, avg * rng.uniform(1.1, 2.0, slots))
-        low = avg * rng.uniform(0.3, 0.9, slots)
-        rows += [(int(t[k]), f"vm{v:04d}", float(low[k]), float(top[k]), float(avg[k])) for k in range(slots)]
+        avg = np.clip(base * (1 + amp * np.cos(2 * np.pi * t / 86_400 - phase)) + rng.normal(0, 2, t.size), 0.5, 95)
+        top = np.minimum(100, avg * rng.uniform(1.1, 2.0, t.size))
+        low = avg * rng.uniform(0.3, 0.9, t.size)
+        rows += [(int(t[k]), f"vm{v:04d}", float(low[k]), float(top[k]), float(avg[k])) for k in range(t.size)]
+        table.append(f"vm{v:04d},sub{v % 7},dep{v // 3},{start * 300},{(end - 1) * 300},99.0,20.0,60.0,Interactive,"
+                     f"{cores[v]},{4 * cores[v]}\r\n")
     rows.sort(key=lambda r: (r[0], r[1]))
     (root / "vm_cpu_readings").mkdir(parents=True)
     half = len(rows) // 2
@@ -169,7 +173,5 @@ def synthetic_azure_layout(root: Path, n_vms: int = 150, days: int = 2, seed: in
         text = "".join(f"{ts},{vm},{lo!r},{hi!r},{av!r}\r\n" for ts, vm, lo, hi, av in part)
         (root / f"vm_cpu_readings/vm_cpu_readings-file-{i}-of-195.csv.gz").write_bytes(gzip.compress(text.encode()))
     (root / "vmtable").mkdir()
-    table = "".join(f"vm{v:04d},sub{v % 7},dep{v // 3},0,{slots * 300 - 300},99.0,20.0,60.0,Interactive,{cores[v]},{4 * cores[v]}\r\n"
-                    for v in range(n_vms))
-    (root / "vmtable/vmtable.csv.gz").write_bytes(gzip.compress(table.encode()))
+    (root / "vmtable/vmtable.csv.gz").write_bytes(gzip.compress("".join(table).encode()))
     return root

@@ -251,8 +251,12 @@ def azure_stems(table):
         return found
     index = {int(re.search(r"-file-(\d+)-of-", s).group(1)): s for s in found if re.search(r"-file-(\d+)-of-", s)}
     sel = AZURE_CONFIG["files"]
-    wanted = range(1, sel + 1) if isinstance(sel, int) else sel
-    return [index[i] for i in sorted(wanted) if i in index]
+    wanted = sorted(range(1, sel + 1) if isinstance(sel, int) else sel)
+    missing = [i for i in wanted if i not in index]
+    if missing:
+        raise ValueError(f"config key trace.azure.files: readings file(s) {missing} not found under {TRACE_ROOT}/{table} "
+                         f"(it holds {sorted(index) or 'none'})")
+    return [index[i] for i in wanted]
 
 
 def size_mb(files):
@@ -419,6 +423,13 @@ def all_targets():
     return targets
 
 
+if SOURCE == "azure" and len(shard_stems("vm_cpu_readings")) > 8 * len(BUCKETS):
+    # a reduce job holds 1/B of every file's records (~450 B each; a V2 file holds ~10 M): warned, not refused
+    logger.warning(
+        f"colocate: {len(shard_stems('vm_cpu_readings'))} Azure readings files over {len(BUCKETS)} buckets is "
+        f"~{len(shard_stems('vm_cpu_readings')) * 10e6 * 450 / len(BUCKETS) / 2**30:.1f} GB a reduce job; set "
+        "mapreduce.buckets to about files × 2.6 (512 for the whole of V2) to stay near 4 GB"
+    )
 if AZURE and SOURCE == "local" and not (shard_stems("vm_cpu_readings") and shard_stems("vmtable")):
     raise ValueError(
         f"config key trace.path: {TRACE_ROOT!r} is laid out like the Azure dataset but lacks "

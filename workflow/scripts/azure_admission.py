@@ -19,6 +19,10 @@ def main(inputs, outputs, params, log):
     insufficient.require(running >= p.mean_running, f"the trace's VMs run {running:.1f} at a time on average, fewer "
                          f"than azure.admission.mean_running = {p.mean_running:g}",
                          f"VMs running {p.mean_running:g} at a time on average (or a smaller mean_running)")
+    first = pl.concat([pl.scan_parquet(f).group_by("vmid").agg(pl.col("slot").min()).collect() for f in inputs.series])
+    insufficient.require(first["slot"].n_unique() > 1, f"every VM's first reading is at slot {first['slot'].min()}: "
+                         "the VMs all arrive at once, so there is no arrival process to admit",
+                         "VMs created during the trace (not only before it began)")
     res, each = admission.run_trace_replicates(
         parts, records, lo, hi, p.eps, replicates=p.replicates, seed=p.seed, mean_running=p.mean_running,
         job_cap=p.job_cap, column="avg", threshold=p.threshold, peak_utilisation=p.peak_utilisation,

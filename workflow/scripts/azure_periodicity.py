@@ -1,7 +1,7 @@
 """Beaumont §5.2 on Azure VMs: Table 4's Fourier ratios, weekly shape and daily phases of the VMs read all month."""
 import polars as pl
 
-from colocate import io, rulescript
+from colocate import insufficient, io, rulescript
 from colocate.analysis import periodicity as pe
 from colocate.report import cross_trace, summary
 from colocate.trace import azure
@@ -12,10 +12,14 @@ ANALYSIS = "Beaumont Table 4 on Azure VMs (§5.2)"
 def main(inputs, outputs, params, log):
     p, o = params, outputs
     vms = pl.concat([pl.read_parquet(f) for f in inputs.vms])
-    n_slots = int(vms["last_slot"].max()) + 1 if vms.height else 0
+    vmtable = pl.read_parquet(inputs.vmtable)
+    n_slots = azure.trace_slots(vmtable)  # the trace's month, whatever share of it the readings files cover
     chosen = azure.long_running(vms, n_slots, p.min_coverage, p.max_vms, p.seed)
+    insufficient.require(chosen.height > 0, f"no VM is read from the first to the last of the trace's {n_slots} slots "
+                         f"({n_slots / 288:.1f} days) in ≥ {p.min_coverage:.0%} of them; the readings cover slots "
+                         f"{vms['first_slot'].min()}..{vms['last_slot'].max()}", "every readings file of the month")
     series = azure.series_of(inputs.series, chosen["vmid"])  # a bucket at a time
-    dominant, windows = azure.as_periodicity_input(chosen, series, azure.vm_tasks(pl.read_parquet(inputs.vmtable)))
+    dominant, windows = azure.as_periodicity_input(chosen, series, azure.vm_tasks(vmtable))
     io.write_parquet(windows, o.windows)
     res = pe.analyse(dominant, windows, n_slots, classes=("vm",), min_coverage=p.min_coverage,
                      significance_ratio=p.significance_ratio, strong_ratio=p.strong_ratio,

@@ -16,6 +16,9 @@ def main(inputs, outputs, params, log):
     tasks = azure.vm_tasks(pl.read_parquet(inputs.vmtable))
     parts = [azure.task_series(pl.scan_parquet(f), tasks) for f in inputs.series]  # one scan per bucket
     records, lo, hi = aggregate.task_records(parts)
+    insufficient.require(hi - lo + 1 >= p.observations, f"the readings span {hi - lo + 1} slots, fewer than the "
+                         f"{p.observations} observations of an aggregate", f"readings over ≥ {p.observations} slots "
+                         f"({p.observations / 288:.1f} days; characterise.unuvar.observations)")
     sizes, skipped, running = aggregate.feasible_sizes(records, lo, hi, p.sizes)
     insufficient.require(bool(sizes), f"the trace's VMs run {running:.1f} at a time on average, fewer than any size "
                          f"{p.sizes}", f"VMs running at least {min(p.sizes)} at a time on average")

@@ -8,6 +8,7 @@ import polars as pl
 import seaborn as sns
 
 from colocate.figures import style
+from colocate.report.cross_trace import google_label
 
 
 def cross_trace_figure(table: pl.DataFrame, title: str = "The same quantities across traces") -> plt.Figure:
@@ -15,7 +16,7 @@ def cross_trace_figure(table: pl.DataFrame, title: str = "The same quantities ac
     style()
     long = table.unpivot(index=["quantity", "unit", "paper_google_2011", "google_run", "azure_run"], on=["google", "azure"],
                          variable_name="trace", value_name="value").with_columns(
-        pl.when(pl.col("trace") == "google").then(pl.concat_str(pl.lit("Google run: "), pl.col("google_run")))
+        pl.when(pl.col("trace") == "google").then(pl.col("google_run").map_elements(google_label, return_dtype=pl.String))
         .otherwise(pl.concat_str(pl.lit("Azure: "), pl.col("azure_run"))).alias("trace"),
         (pl.col("value") / pl.col("paper_google_2011")).alias("over_paper"),
     ).filter(pl.col("over_paper").is_finite() & (pl.col("over_paper") > 0))

@@ -73,15 +73,24 @@ def cross_trace(azure: pl.DataFrame, google: pl.DataFrame | None, azure_run: str
     return pl.DataFrame(rows, schema=COLUMNS)
 
 
+def google_label(run: str | None) -> str:
+    """How a Google run is named in the table: a synthetic run is the calibrated model, not Google's data."""
+    if not run:
+        return "Google run (none)"
+    return f"{run} (synthetic model of Google 2011)" if run.startswith("synthetic") else f"{run} (Google 2011 data)"
+
+
 def markdown(table: pl.DataFrame, note: str = "") -> str:
     """The table as a summary.md section."""
     google = next((r for r in table["google_run"] if r), None)
     azure = table["azure_run"][0] if table.height else "Azure"
     lines = ["## Across traces", "",
-             "The same quantities on Google's 2011 cluster (the papers), on a Google run of this pipeline and on the "
-             "Azure VM trace of this run (a VM stands for a job or a task). Another trace is compared, not judged.",
+             "The same quantities on Google's 2011 cluster (the papers), on a Google run of this pipeline (the synthetic "
+             "model is calibrated to the papers, so it is no independent evidence; the shipped or full real trace is) "
+             "and on the Azure VM trace of this run (a VM stands for a job or a task). Another trace is compared, not "
+             "judged.",
              *(["", note] if note else []), "",
-             f"| quantity | paper (Google 2011) | {google or 'Google run (none)'} | {azure} (Azure) |", "|---|---|---|---|"]
+             f"| quantity | paper (Google 2011) | {google_label(google)} | {azure} (Azure) |", "|---|---|---|---|"]
     for r in table.iter_rows(named=True):
         cell = r["quantity"].replace("|", "\\|")
         fmt = lambda v: "" if v is None else f"{v:.4g}{r['unit']}"  # noqa: E731 (each value in the row's unit)

@@ -122,6 +122,8 @@ def differences(table: pl.DataFrame) -> str:
     Causes come in the order of their first row; rows without a measured cause come last.
     """
     out = table.filter(pl.col("within").eq(False)).with_columns(pl.col("cause").fill_null(""))
+    if not table["within"].is_not_null().any():
+        return "No row is compared with a tolerance (a run on another trace is compared, not judged).\n"
     if not out.height:
         return "Every compared row is within its tolerance.\n"
     causes = [c for c in out["cause"].unique(maintain_order=True).to_list() if c] + [""]

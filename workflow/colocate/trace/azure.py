@@ -282,6 +282,12 @@ def avg_histograms(series: pl.DataFrame, bins: int = HIST_BINS) -> np.ndarray:
     return (counts / counts.sum(axis=1, keepdims=True)).astype(np.float32)
 
 
+def trace_slots(vmtable: pl.DataFrame) -> int:
+    """The trace's span in 5-minute slots, from the vmtable (which covers the whole month whatever share of the
+    readings files a run reads): the last deletion's slot + 1 (8,639 for V2's 30 days)."""
+    return int(vmtable["vmdeleted"].max()) // SLOT_SECONDS + 1 if vmtable.height else 0
+
+
 def long_running(vms: pl.DataFrame, n_slots: int, min_coverage: float, limit: int | None, seed: int) -> pl.DataFrame:
     """VMs read over the whole span (Beaumont §5.2's "run during the whole trace", for VMs): a reading in the first
     and the last of ``n_slots`` slots and in at least ``min_coverage`` of them. At most ``limit`` of them (None: all),
