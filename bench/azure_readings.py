@@ -25,7 +25,6 @@ import hashlib
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import timing
@@ -91,10 +90,7 @@ def main() -> None:
         sys.exit(f"{SAMPLE} not found: the benchmark tiles the real sample rows")
     with tempfile.TemporaryDirectory() as tmp:
         path = args.keep or Path(tmp) / "vm_cpu_readings-file-1-of-195.csv.gz"
-        if not path.exists():
-            t = time.perf_counter()
-            build_file(path, args.rows, args.slots)
-            print(f"built {path} ({path.stat().st_size / 2**20:.1f} MB gz) in {time.perf_counter() - t:.1f} s")
+        timing.build_once(path, lambda p: build_file(p, args.rows, args.slots))
         gz = min(timing.gzip_seconds(path) for _ in range(args.repeat))
         runs = [time_map(path, Path(tmp) / "records.parquet") for _ in range(args.repeat)]
         read = min(r[0] for r in runs)

@@ -20,7 +20,6 @@ import gzip
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import timing
@@ -93,10 +92,7 @@ def main() -> None:
         sys.exit(f"{SAMPLE} not found: the benchmark tiles the real sample rows")
     with tempfile.TemporaryDirectory() as tmp:
         shard = args.keep or Path(tmp) / "part-00000-of-00500.csv.gz"
-        if not shard.exists():
-            t = time.perf_counter()
-            build_shard(shard, args.rows)
-            print(f"built {shard} ({shard.stat().st_size / 2**20:.1f} MB gz) in {time.perf_counter() - t:.1f} s")
+        timing.build_once(shard, lambda p: build_shard(p, args.rows))
         gz = min(timing.gzip_seconds(shard) for _ in range(args.repeat))
         runs = [time_map(shard, Path(tmp), args.buckets) for _ in range(args.repeat)]
         ours = min(r[0] for r in runs)

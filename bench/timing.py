@@ -45,3 +45,12 @@ def gzip_seconds(path: Path) -> float:
     t = time.perf_counter()
     subprocess.run(["gzip", "-dc", str(path)], stdout=subprocess.DEVNULL, check=True)
     return time.perf_counter() - t
+
+
+def build_once(path: Path, build: Callable[[Path], None]) -> None:
+    """``build(path)`` unless ``path`` exists (a ``--keep`` file of an earlier run), saying its size and time."""
+    if path.exists():
+        return
+    t = time.perf_counter()
+    build(path)
+    print(f"built {path} ({path.stat().st_size / 2**20:.1f} MB gz) in {time.perf_counter() - t:.1f} s")

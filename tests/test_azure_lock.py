@@ -2,21 +2,17 @@
 
 from __future__ import annotations
 
-import contextlib
 import gzip
 import hashlib
 import multiprocessing
 import random
-import socket
 import tempfile
 import threading
 import zlib
-from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from urllib.parse import unquote
 
 import pytest
+from loopback import Bucket, Misbehaviour, serve
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -56,69 +52,23 @@ def sha(data: bytes) -> str:
 # ----------------------------------------------------------------------------- loopback server
 
 
-@dataclass
-class Server:
-    files: dict[str, bytes]
-    url: str = ""
-    drop_at: dict[str, int] = field(default_factory=dict)  # close after this byte, on the first request only
-    requests: list[tuple[str, str | None]] = field(default_factory=list)
-    lock: threading.Lock = field(default_factory=threading.Lock)
-
-    def ranges(self, rel: str) -> list[str | None]:
-        with self.lock:
-            return [r for p, r in self.requests if p == rel]
-
-
-class Handler(BaseHTTPRequestHandler):
-    timeout = 5
-
-    def log_message(self, format, *args):
-        pass
-
-    def do_GET(self):
-        server: Server = self.server.state  # type: ignore[attr-defined]
-        rel = unquote(self.path.lstrip("/"))
-        rng = self.headers.get("Range")
-        with server.lock:
-            first = not any(p == rel for p, _ in server.requests)
-            server.requests.append((rel, rng))
-            data = server.files.get(rel)
-            drop_at = server.drop_at.get(rel) if first else None
-        if data is None:
-            self.send_error(404)
-            return
-        start = int(rng[len("bytes=") : -1]) if rng else 0
-        body = data[start:]
-        self.send_response(206 if rng else 200)
-        self.send_header("Content-Length", str(len(body)))
-        if rng:
-            self.send_header("Content-Range", f"bytes {start}-{len(data) - 1}/{len(data)}")
-        self.end_headers()
-        if drop_at is not None:
-            self.wfile.write(body[:drop_at])
-            self.wfile.flush()
-            self.close_connection = True
-            with contextlib.suppress(OSError):
-                self.connection.shutdown(socket.SHUT_RDWR)
-            return
-        self.wfile.write(body)
-
-
 @pytest.fixture
-def server():
-    state = Server({REL: readings(1)})
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    httpd.daemon_threads = True
-    httpd.state = state  # type: ignore[attr-defined]
-    state.url = f"http://127.0.0.1:{httpd.server_address[1]}"
-    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
-    try:
-        yield state
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
-        thread.join(timeout=5)
+def server(tmp_path):
+    """The shared loopback server of the download tests, serving one readings file (tests/loopback.py)."""
+    root = tmp_path / "served"
+    root.mkdir()
+    (root / REL).write_bytes(readings(1))
+    with serve(root) as bucket:
+        yield bucket
+
+
+def served(bucket: Bucket, rel: str = REL) -> bytes:
+    return (bucket.root / rel).read_bytes()
+
+
+def serve_bytes(bucket: Bucket, data: bytes, rel: str = REL) -> bytes:
+    (bucket.root / rel).write_bytes(data)
+    return data
 
 
 @pytest.fixture
@@ -126,7 +76,7 @@ def sleeps():
     return []
 
 
-def fetch(server: Server, tmp_path: Path, sleeps: list, rel: str = REL, verify=verify_readings, **kw) -> str:
+def fetch(server: Bucket, tmp_path: Path, sleeps: list, rel: str = REL, verify=verify_readings, **kw) -> str:
     kw = {"retries": 2, "backoff": 0.5, "timeout": 5, **kw}
     return fetch_locked(
         f"{server.url}/{rel}", tmp_path / "raw" / rel, tmp_path / "azure.lock", rel, verify, sleep=sleeps.append, **kw
@@ -142,7 +92,7 @@ def assert_no_leftovers(dest: Path) -> None:
 
 
 def test_first_download_records_sha_and_size(server, tmp_path, sleeps):
-    data = server.files[REL]
+    data = served(server)
     seen: list[tuple[int, int | None]] = []
     assert fetch(server, tmp_path, sleeps, progress=lambda d, t: seen.append((d, t))) == "recorded"
     dest = tmp_path / "raw" / REL
@@ -163,7 +113,7 @@ def test_second_fetch_matches_and_leaves_lock_unchanged(server, tmp_path, sleeps
     dest.unlink()
     verified: list[Path] = []
     assert fetch(server, tmp_path, sleeps, verify=verified.append) == "matched"
-    assert dest.read_bytes() == server.files[REL]
+    assert dest.read_bytes() == served(server)
     assert lock.read_bytes() == before
     assert verified == []  # the lock, not verify, vouches for a recorded file
     assert server.ranges(REL) == [None, None]
@@ -175,7 +125,7 @@ def test_second_fetch_matches_and_leaves_lock_unchanged(server, tmp_path, sleeps
 
 @pytest.mark.parametrize("keep_old", [False, True], ids=["dest deleted", "dest tampered"])
 def test_changed_server_file_raises_lock_mismatch(server, tmp_path, sleeps, keep_old):
-    old = server.files[REL]
+    old = served(server)
     assert fetch(server, tmp_path, sleeps) == "recorded"
     lock = tmp_path / "azure.lock"
     before = lock.read_bytes()
@@ -184,7 +134,7 @@ def test_changed_server_file_raises_lock_mismatch(server, tmp_path, sleeps, keep
         dest.write_bytes(old[:-1] + b"x")  # a local copy that no longer matches is fetched again
     else:
         dest.unlink()
-    new = server.files[REL] = readings(2)
+    new = serve_bytes(server, readings(2))
     with pytest.raises(LockMismatch) as info:
         fetch(server, tmp_path, sleeps)
     message = str(info.value)
@@ -202,9 +152,9 @@ def test_changed_server_file_raises_lock_mismatch(server, tmp_path, sleeps, keep
 
 
 def test_dropped_connection_is_resumed_and_recorded(server, tmp_path, sleeps):
-    data = server.files[REL]
+    data = served(server)
     half = len(data) // 2
-    server.drop_at[REL] = half
+    server.misbehave[REL] = Misbehaviour(drop_at=half)
     assert fetch(server, tmp_path, sleeps) == "recorded"
     dest = tmp_path / "raw" / REL
     assert dest.read_bytes() == data
@@ -230,7 +180,7 @@ def _flip_middle(data: bytes) -> bytes:
     ids=["truncated gzip", "corrupt gzip", "short row"],
 )
 def test_verify_failure_propagates_and_records_nothing(server, tmp_path, sleeps, mangle, match):
-    server.files[REL] = mangle(server.files[REL])
+    serve_bytes(server, mangle(served(server)))
     dest = tmp_path / "raw" / REL
     with pytest.raises(TraceFormatError, match=match) as info:
         fetch(server, tmp_path, sleeps)
@@ -240,7 +190,7 @@ def test_verify_failure_propagates_and_records_nothing(server, tmp_path, sleeps,
 
 
 def test_edited_lock_size_is_a_mismatch(server, tmp_path, sleeps):
-    data = server.files[REL]
+    data = served(server)
     lock = tmp_path / "azure.lock"
     lock.write_text(f"{HEADER_LINE}{REL}\t{sha(data)}\t{len(data) + 1}\n")
     with pytest.raises(LockMismatch, match=r"size .*lock file was edited"):

@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import functools
 import hashlib
-import http.server
 import re
 import shutil
-import threading
 from pathlib import Path
 
 import numpy as np
 import polars as pl
 import pytest
+from loopback import serve
 
 from wfutil import assert_config_rejected, planned_rules, snakemake, write_config, synthetic_trace
 
@@ -161,15 +159,8 @@ def http_bucket(tiny_run, tmp_path):
     """The tiny trace served as the public bucket from 127.0.0.1 (shut down after the test)."""
     root = tmp_path / "bucket"
     copy_bucket(synthetic_trace(tiny_run), root, rename_to_500=True)
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(root))
-    handler.log_message = lambda *a, **k: None
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
-    thread.join(5)
+    with serve(root) as bucket:  # the download tests' loopback server (tests/loopback.py)
+        yield bucket.url
 
 
 def test_google_source_downloads_verified_shards(tiny_run, http_bucket, tmp_path):

@@ -3,16 +3,14 @@ layout, and a download from a loopback server pinned in the lock file."""
 
 from __future__ import annotations
 
-import functools
 import gzip
-import http.server
 import re
 import shutil
-import threading
 from pathlib import Path
 
 import polars as pl
 import pytest
+from loopback import serve
 
 from colocate import insufficient
 
@@ -135,15 +133,8 @@ def azure_server(tmp_path):
     """The dataset layout served from 127.0.0.1 as the Azure blob container (shut down after the test)."""
     site = tmp_path / "site"
     dataset_layout(site / "trace_data")
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(site))
-    handler.log_message = lambda *a, **k: None
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}", site / "trace_data"
-    server.shutdown()
-    server.server_close()
-    thread.join(5)
+    with serve(site) as bucket:  # the download tests' loopback server (tests/loopback.py)
+        yield bucket.url, site / "trace_data"
 
 
 def test_the_azure_source_downloads_pins_and_refuses_a_changed_file(azure_server, sample_run, tmp_path):

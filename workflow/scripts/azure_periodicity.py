@@ -18,7 +18,7 @@ def main(inputs, outputs, params, log):
     insufficient.require(chosen.height > 0, f"no VM is read from the first to the last of the trace's {n_slots} slots "
                          f"({n_slots / 288:.1f} days) in ≥ {p.min_coverage:.0%} of them; the readings cover slots "
                          f"{vms['first_slot'].min()}..{vms['last_slot'].max()}", "every readings file of the month")
-    series = azure.series_of(inputs.series, chosen["vmid"])  # a bucket at a time
+    series = azure.series_of([pl.scan_parquet(f) for f in inputs.series], chosen["vmid"])  # a bucket at a time
     dominant, windows = azure.as_periodicity_input(chosen, series, azure.vm_tasks(vmtable))
     io.write_parquet(windows, o.windows)
     res = pe.analyse(dominant, windows, n_slots, classes=("vm",), min_coverage=p.min_coverage,

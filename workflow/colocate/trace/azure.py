@@ -22,6 +22,7 @@ import gzip
 import hashlib
 import math
 import zlib
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -325,10 +326,11 @@ def as_periodicity_input(vms: pl.DataFrame, series: pl.DataFrame, tasks: pl.Data
     return dominant.sort("job_id"), windows.sort("job_id", "window")
 
 
-def series_of(paths: list[str], vmids: pl.Series) -> pl.DataFrame:
-    """The reduced series (:func:`reduce_vms`) of ``vmids`` from per-bucket files, read a bucket at a time."""
+def series_of(parts: Sequence[pl.LazyFrame], vmids: pl.Series) -> pl.DataFrame:
+    """The reduced series (:func:`reduce_vms`) of ``vmids`` from one LazyFrame per bucket, collected a bucket at a
+    time."""
     keys = pl.DataFrame({"vmid": vmids.cast(pl.String)}).lazy()
-    frames = [pl.scan_parquet(p).join(keys, on="vmid", how="semi").collect() for p in paths]
+    frames = [p.join(keys, on="vmid", how="semi").collect() for p in parts]
     return pl.concat(frames) if frames else pl.DataFrame(schema={c: READINGS_SCHEMA.get(c, pl.Int32) for c in RECORD_COLUMNS})
 
 
