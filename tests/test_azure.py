@@ -312,6 +312,39 @@ def test_each_vm_carries_janus_statistics_with_the_max_for_inst():
     assert hist.shape == (2, 100) and hist[0, 10] == hist[0, 30] == 0.5 and hist[1, 99] == 1.0
 
 
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["a", "b", "c"]), st.integers(0, 40), st.floats(0, 100), st.floats(0, 100)),
+                min_size=1, max_size=60, unique_by=lambda r: (r[0], r[1])),
+       st.sampled_from([None, "1", "4", ">24"]))
+def test_long_vm_moments_are_those_of_the_series_they_realize(rows, cores):
+    """Janus §3.6 fits N(Σμ_i, Σσ_i²) to totals of the realized series: each VM's μ_i and σ_i (long_vm_tasks) must be
+    the mean and population std of its task_series values, in cores, whatever its size bucket."""
+    readings = pl.DataFrame({"timestamp": [r[1] * 300 for r in rows], "vmid": [r[0] for r in rows], "min_cpu": [0.0] * len(rows),
+                             "max_cpu": [max(r[2], r[3]) for r in rows], "avg_cpu": [min(r[2], r[3]) for r in rows]},
+                            schema=az.READINGS_SCHEMA)
+    reduced = az.reduce_vms(az.map_readings(readings, 1).drop("bucket"))
+    vmids = reduced["vms"]["vmid"].to_list()
+    tasks = az.vm_tasks(pl.DataFrame({"vmid": vmids, "deploymentid": ["d"] * len(vmids), "vmcorecount": [cores] * len(vmids)},
+                                     schema={"vmid": pl.String, "deploymentid": pl.String, "vmcorecount": pl.String}))
+    long = az.long_vm_tasks(reduced["vms"], tasks, 1)
+    want = (az.task_series(reduced["series"].lazy(), tasks).collect().group_by("job_id", "task_index")
+            .agg(pl.col("inst").mean().alias("m_inst"), pl.col("inst").std(ddof=0).alias("s_inst"),
+                 pl.col("avg").mean().alias("m_avg"), pl.col("avg").std(ddof=0).alias("s_avg")))
+    both = long.join(want, on=["job_id", "task_index"])
+    assert both.height == len(vmids)
+    for mine, theirs in (("inst_mean", "m_inst"), ("inst_std", "s_inst"), ("avg_mean", "m_avg"), ("avg_std", "s_avg")):
+        assert both[mine].to_numpy() == pytest.approx(both[theirs].to_numpy(), abs=1e-9)
+
+
+def test_section_3_6_sizes_are_those_with_enough_distinct_sets():
+    """Known answer: of 20 VMs, C(20, 10) = 184,756 and C(20, 17) = 1,140 sets reach 1,000 repetitions; C(20, 18) =
+    190 and C(20, 20) = 1 do not, and 25 VMs cannot be drawn at all."""
+    from colocate.analysis import characterise as ch
+
+    assert ch.distinct_sizes(20, [10, 17, 18, 20, 25], 1000) == ([10, 17], [18, 20, 25])
+    assert ch.distinct_sizes(20, [20], 1) == ([20], [])
+
+
 # ----------------------------------------------------------------------------- VMs as placement requests
 
 

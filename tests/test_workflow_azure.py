@@ -83,6 +83,32 @@ def test_janus_section_3_runs_on_the_vms_with_the_max_for_inst(sample_run):
     assert "Fig 3: inst std-vs-mean slope" in rows["quantity"].to_list() and rows["within"].is_null().all()
 
 
+def test_janus_section_3_6_sums_vms_in_cores_and_skips_sizes_with_too_few_distinct_sets(sample_run):
+    """Table 1 and Figs 5-6 on the 20 VMs: of the tiny scale's sizes only N = 10 has 100 distinct sets. The mean
+    total over 100 random sets of 10 is 10 × the VMs' mean μ_i, within 4 sd of a sample mean drawn without
+    replacement; each VM's realizations average its own μ_i (cores) within 5 σ_i/√R."""
+    import numpy as np
+
+    vms = pl.read_parquet(sample_run / "azure/realizations/tasks.parquet").sort("row")
+    inst = np.load(sample_run / "azure/realizations/inst.npy")
+    assert inst.shape == (20, 500)
+    mu, sigma = vms["inst_mean"].to_numpy(), vms["inst_std"].to_numpy()
+    assert (np.abs(inst.mean(axis=1) - mu) <= 5 * sigma / np.sqrt(500) + 1e-6).all()
+    assert 2 < mu.sum() < 40  # cores: 0.1-2 cores each at their 5-minute max, not fractions or percent
+    table1 = pl.read_csv(sample_run / "tables/azure_janus_table1_normality.csv")
+    assert table1["N"].to_list() == [10] and table1["samples"].item() == 100
+    n, size = 20, 10
+    sd = np.sqrt(size * mu.var() * (n - size) / (n - 1) / 100)
+    assert abs(table1["mean_total"].item() - size * mu.mean()) < 4 * sd
+    fig6 = pl.read_csv(sample_run / "tables/azure_janus_fig6_percentiles.csv")
+    assert fig6["N"].to_list() == [10] * 3 and fig6["percentile"].to_list() == [95.0, 99.0, 99.9]
+    assert (sample_run / "figures/azure_janus_fig5_totals.png").stat().st_size > 10_000
+    rows = pl.read_csv(sample_run / "summary.csv").filter(pl.col("section").str.contains("Azure VMs \\(Janus & Rzadca §3.6"))
+    assert "Table 1: A-D rejection rate, N = 10" in rows["quantity"].to_list() and rows["within"].is_null().all()
+    cross = pl.read_csv(sample_run / "tables/cross_trace.csv")
+    assert cross.filter(pl.col("quantity") == "Table 1: A-D rejection rate, N = 10")["azure"].item() == table1["ad_rejection"].item()
+
+
 def test_the_vms_are_packed_by_their_daily_phasors_in_cores(sample_run):
     table = pl.read_csv(sample_run / "tables/azure_periodic_packing.csv")
     assert table.height == 9 and set(table["policy"]) == {"peak", "phasor", "mean"} and (table["tasks"] == 20).all()
@@ -225,4 +251,6 @@ def test_many_made_up_vms_run_every_azure_analysis_and_give_back_their_daily_sha
     placement = pl.read_csv(run / "tables/azure_placement.csv")
     assert set(placement["policy"]) >= {"PACK", "SPREAD"} and (placement["requests"] > 0).all()
     cross = pl.read_csv(run / "tables/cross_trace.csv")
-    assert {"GPA ρ=0.01: mean q", "ε=0.01: rejected share", "% reject PACK"} <= set(cross["quantity"])
+    assert {"GPA ρ=0.01: mean q", "ε=0.01: rejected share", "% reject PACK", "Table 1: A-D rejection rate, N = 50"} <= set(cross["quantity"])
+    table1 = pl.read_csv(run / "tables/azure_janus_table1_normality.csv")
+    assert table1["N"].to_list() == [10, 20, 30, 50, 100]  # 150 is every VM: one set, skipped

@@ -25,6 +25,8 @@ if AZURE:
                 f"{RESULTS}/figures/azure_unuvar_beta_fit.png",
                 f"{RESULTS}/figures/azure_janus_fig3_std_vs_mean.png",
                 f"{RESULTS}/figures/azure_janus_fig4_centroids.png",
+                f"{RESULTS}/figures/azure_janus_fig5_totals.png",
+                f"{RESULTS}/figures/azure_janus_fig6_percentiles.png",
                 f"{RESULTS}/figures/azure_periodic_packing.png",
                 f"{RESULTS}/tables/azure_admission.csv",
                 f"{RESULTS}/tables/azure_placement.csv",
@@ -38,6 +40,7 @@ if AZURE:
     SUMMARY_PARTS.append((AZ_TABLES, f"{RESULTS}/summary/azure_periodicity.csv"))
     SUMMARY_PARTS.append((AZ_TABLES, f"{RESULTS}/summary/azure_unuvar.csv"))
     SUMMARY_PARTS.append((AZ_TABLES, f"{RESULTS}/summary/azure_janus.csv"))
+    SUMMARY_PARTS.append((AZ_TABLES, f"{RESULTS}/summary/azure_total_usage.csv"))
     SUMMARY_PARTS.append((AZ_TABLES, f"{RESULTS}/summary/azure_periodic_packing.csv"))
     SUMMARY_PARTS.append((AZ_TABLES, f"{RESULTS}/summary/azure_admission.csv"))
     SUMMARY_PARTS.append((AZ_TABLES, f"{RESULTS}/summary/azure_placement.csv"))
@@ -307,7 +310,7 @@ if AZURE:
 
     rule azure_cross_trace:
         input:
-            parts=[f"{RESULTS}/summary/azure_{name}.csv" for name in ("periodicity", "unuvar", "janus", "admission", "placement")]
+            parts=[f"{RESULTS}/summary/azure_{name}.csv" for name in ("periodicity", "unuvar", "janus", "total_usage", "admission", "placement")]
             + ([f"{RESULTS}/summary/azure_packing.csv"] if PACKING_ON else []),
             google=azure_google_summary,
         output:
@@ -434,6 +437,7 @@ if AZURE:
                 category=AZ_CATEGORY,
             ),
         params:
+            capacity_unit="cores",
             code=code_digest("insufficient", "figures.periodicity", "figures.__init__"),
         log:
             f"{RESULTS}/logs/azure/periodic_packing_figure.log",
@@ -534,11 +538,43 @@ if AZURE:
         script:
             "../scripts/azure_placement.py"
 
-    rule azure_packing:
+    rule azure_realizations:
         input:
             vms=expand(f"{RESULTS}/azure/reduce/bucket-{{bucket}}/vms.parquet", bucket=BUCKETS),
             series=expand(f"{RESULTS}/azure/reduce/bucket-{{bucket}}/series.parquet", bucket=BUCKETS),
             vmtable=f"{RESULTS}/azure/vmtable.parquet",
+        output:
+            inst=f"{RESULTS}/azure/realizations/inst.npy",
+            avg=f"{RESULTS}/azure/realizations/avg.npy",
+            tasks=f"{RESULTS}/azure/realizations/tasks.parquet",
+        params:
+            long_min_records=config["mapreduce"]["long_min_records"],
+            n_tasks=config["realizations"]["n_tasks"],
+            n_realizations=config["realizations"]["n_realizations"],
+            chunk_tasks=config["realizations"]["chunk_tasks"],
+            seed=config["realizations"]["seed"],
+            code=code_digest("insufficient", "trace.azure", "prep.realizations", "io"),
+        log:
+            f"{RESULTS}/logs/azure/realizations.log",
+        benchmark:
+            f"{RESULTS}/benchmarks/azure/realizations.tsv"
+        threads: 1
+        resources:
+            # every VM's statistics, one bucket's series (three times while joined to the VMs) and one chunk of
+            # draws; the matrices are written through a memory map
+            mem_mb=lambda wc, input: int(400 + size_mb(input.vms) * 3 + 3 * size_mb(input.series) / max(len(BUCKETS), 1)
+                                         + config["realizations"]["chunk_tasks"] * config["realizations"]["n_realizations"] * 8 / 2**20),
+            runtime=60,
+        conda:
+            "../../environment.yml"
+        script:
+            "../scripts/azure_realizations.py"
+
+    rule azure_packing:
+        input:
+            inst=f"{RESULTS}/azure/realizations/inst.npy",
+            avg=f"{RESULTS}/azure/realizations/avg.npy",
+            tasks=f"{RESULTS}/azure/realizations/tasks.parquet",
         output:
             table=f"{RESULTS}/azure/packing/results.parquet",
             csv=report(
@@ -550,10 +586,6 @@ if AZURE:
         params:
             trace=AZ_TRACE,
             host_cores=AZ["placement"]["host_cores"],
-            long_min_records=config["mapreduce"]["long_min_records"],
-            n_tasks=config["realizations"]["n_tasks"],
-            n_realizations=config["realizations"]["n_realizations"],
-            chunk_tasks=config["realizations"]["chunk_tasks"],
             seed=PK["seed"],
             instances=PK.get("instances"),
             tasks_per_instance=PK.get("tasks_per_instance"),
@@ -561,20 +593,72 @@ if AZURE:
             cells=PACKING_CELLS.to_dicts(),
             fit_options={key: PK[key] for key in _fit_tests.FIT_OPTIONS},
             estimator_options=PACKING_ESTIMATOR_OPTIONS,
-            code=code_digest("insufficient", "trace.azure", "prep.realizations", "report.summary", *PACKING_CODE)
-            + plugin_digest(*PACKING_ESTIMATORS),
+            code=code_digest("insufficient", "report.summary", *PACKING_CODE) + plugin_digest(*PACKING_ESTIMATORS),
         log:
             f"{RESULTS}/logs/azure/packing.log",
         benchmark:
             f"{RESULTS}/benchmarks/azure/packing.tsv"
         threads: 1
         resources:
-            # inst and avg realizations of up to n_tasks VMs (float32, twice while scaled) and one bucket's series
-            mem_mb=lambda wc, input: int(400 + 4 * 2 * 4 * min(config["realizations"]["n_tasks"], parquet_rows(input.vmtable))
-                                         * config["realizations"]["n_realizations"] / 2**20
-                                         + 3 * size_mb(input.series) / max(len(BUCKETS), 1)),
+            # the inst and avg matrices as shares of a host, in memory
+            mem_mb=lambda wc, input: int(400 + 2 * size_mb([input.inst, input.avg])),
             runtime=120,
         conda:
             "../../environment.yml"
         script:
             "../scripts/azure_packing.py"
+
+    rule azure_total_usage:
+        input:
+            inst=f"{RESULTS}/azure/realizations/inst.npy",
+            tasks=f"{RESULTS}/azure/realizations/tasks.parquet",
+            # read only when Table 1's R exceeds the matrix's: the VMs' realizations are drawn again
+            series=expand(f"{RESULTS}/azure/reduce/bucket-{{bucket}}/series.parquet", bucket=BUCKETS),
+            vmtable=f"{RESULTS}/azure/vmtable.parquet",
+        output:
+            table1=report(
+                f"{RESULTS}/tables/azure_janus_table1_normality.csv",
+                caption="../report/azure_total_usage.rst",
+                category=AZ_CATEGORY,
+            ),
+            fig5_table=f"{RESULTS}/tables/azure_janus_fig5_totals.csv",
+            fig5=report(
+                f"{RESULTS}/figures/azure_janus_fig5_totals.png",
+                caption="../report/azure_total_usage.rst",
+                category=AZ_CATEGORY,
+            ),
+            fig6_table=f"{RESULTS}/tables/azure_janus_fig6_percentiles.csv",
+            fig6=report(
+                f"{RESULTS}/figures/azure_janus_fig6_percentiles.png",
+                caption="../report/azure_total_usage.rst",
+                category=AZ_CATEGORY,
+            ),
+            summary=f"{RESULTS}/summary/azure_total_usage.csv",
+        params:
+            trace=AZ_TRACE,
+            table1_sizes=config["characterise"]["janus"]["table1_sizes"],
+            fig5_sizes=config["characterise"]["janus"]["fig5_sizes"],
+            fig6_sizes=config["characterise"]["janus"]["fig6_sizes"],
+            percentiles=config["characterise"]["janus"]["fig6_percentiles"],
+            repetitions=config["characterise"]["janus"]["repetitions"],
+            table1_realizations=config["characterise"]["janus"]["table1_realizations"],
+            alpha=config["characterise"]["alpha"],
+            seed=config["characterise"]["seed"],
+            code=code_digest("insufficient", "analysis.characterise", "figures.characterise", "figures.__init__",
+                             "prep.realizations", "trace.azure", "report.cross_trace", "report.summary"),
+        log:
+            f"{RESULTS}/logs/azure/total_usage.log",
+        benchmark:
+            f"{RESULTS}/benchmarks/azure/total_usage.tsv"
+        threads: 1
+        resources:
+            # the matrix, or Table 1's R drawn again with the chosen VMs' series, plus chunks of 8e6 float64 totals
+            mem_mb=lambda wc, input: int(600 + size_mb(input.inst) + (
+                config["realizations"]["n_tasks"] * config["characterise"]["janus"]["table1_realizations"] * 4 / 2**20
+                + 3 * size_mb(input.series)
+                if config["characterise"]["janus"]["table1_realizations"] > config["realizations"]["n_realizations"] else 0)),
+            runtime=120,
+        conda:
+            "../../environment.yml"
+        script:
+            "../scripts/azure_total_usage.py"

@@ -143,6 +143,7 @@ rule periodicity_packing_figure:
             category=PE_CATEGORY,
         ),
     params:
+        capacity_unit="normalised CPU",
         code=code_digest("insufficient", "figures.periodicity", "figures.__init__"),
     log:
         f"{RESULTS}/logs/periodicity/packing_figure.log",

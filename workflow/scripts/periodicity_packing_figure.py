@@ -8,7 +8,7 @@ ANALYSIS = "Beaumont §8.2, periodic packing figure"
 
 
 def main(inputs, outputs, params, log):
-    figure = fig.periodic_packing(pl.read_csv(inputs.table), pl.read_parquet(inputs.loads))
+    figure = fig.periodic_packing(pl.read_csv(inputs.table), pl.read_parquet(inputs.loads), params.capacity_unit)
     figure.savefig(outputs[0])
     log.info("wrote %s", outputs[0])
 

@@ -20,11 +20,7 @@ def main(inputs, outputs, params, log):
                                              shape=(chosen.height, p.n_realizations)) for k in rz.KINDS}
     buckets = (pl.scan_parquet(path).select(*TASK_KEY, "start_time", *rz.KINDS)
                .join(chosen.lazy().select(TASK_KEY), on=TASK_KEY, how="semi").collect() for path in inputs.series)
-    n_records = np.zeros(chosen.height, dtype=np.int64)
-    for block in rz.realize_buckets(buckets, chosen, p.n_realizations, p.seed, chunk_rows=p.chunk_tasks):
-        for kind, matrix in matrices.items():
-            matrix[block.rows] = block.draws[kind]
-        n_records[block.rows] = block.n_records
+    n_records = rz.fill(matrices, buckets, chosen, p.n_realizations, p.seed, p.chunk_tasks)
     log.info("%d tasks × %d realizations drawn from %d buckets", chosen.height, p.n_realizations, len(inputs.series))
     for matrix in matrices.values():
         matrix.flush()

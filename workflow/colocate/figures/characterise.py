@@ -161,8 +161,10 @@ def janus_fig4_elbow(elbow: pl.DataFrame, k: int) -> Figure:
     return fig
 
 
-def janus_fig5_totals(totals: pl.DataFrame, gaussians: pl.DataFrame) -> Figure:
-    """Fig 5: empirical distributions of the total inst usage of random samples of N tasks, with the fitted Gaussian."""
+def janus_fig5_totals(totals: pl.DataFrame, gaussians: pl.DataFrame, usage: str = "total instantaneous CPU usage",
+                      entities: str = "tasks") -> Figure:
+    """Fig 5: empirical distributions of the total inst usage of random samples of N tasks (``entities``), with the
+    fitted Gaussian; ``usage`` labels the x axis."""
     style()
     sizes = gaussians["N"].to_list()
     fig, axes = plt.subplots(1, len(sizes), figsize=(4.3 * len(sizes), 3.6), squeeze=False)
@@ -171,15 +173,15 @@ def janus_fig5_totals(totals: pl.DataFrame, gaussians: pl.DataFrame) -> Figure:
         sns.histplot(t, bins=50, stat="density", color="C0", alpha=0.6, edgecolor="none", ax=ax)
         x = np.linspace(min(t.min(), g["mu_j"] - 4 * g["sigma_j"]), max(t.max(), g["mu_j"] + 4 * g["sigma_j"]), 400)
         ax.plot(x, stats.norm.pdf(x, g["mu_j"], g["sigma_j"]), color="k", lw=1.5, label="fitted Gaussian")
-        ax.set(title=f"N = {g['N']}", xlabel="total instantaneous CPU usage", ylabel="density")
+        ax.set(title=f"N = {g['N']}", xlabel=usage, ylabel="density")
         ax.legend(fontsize=8)
-    fig.suptitle("Fig 5: empirical distributions of the total instantaneous CPU usage of random samples of N tasks\n"
+    fig.suptitle(f"Fig 5: empirical distributions of the {usage} of random samples of N {entities}\n"
                  "(Janus & Rzadca §3.6; black: N(Σμ_i, Σσ_i²))", fontsize=11)
     fig.tight_layout()
     return fig
 
 
-def janus_fig6_percentiles(diffs: pl.DataFrame) -> Figure:
+def janus_fig6_percentiles(diffs: pl.DataFrame, entities: str = "tasks") -> Figure:
     """Fig 6: relative differences (F⁻¹(k) − P_k)/P_k of Gaussian and empirical percentiles, violins by N."""
     style()
     fig, ax = plt.subplots(figsize=(8.5, 4.2))
@@ -187,7 +189,7 @@ def janus_fig6_percentiles(diffs: pl.DataFrame) -> Figure:
     frame = diffs.with_columns(pl.col("percentile").replace_strict(labels, return_dtype=pl.String).alias("k")).to_pandas()
     sns.violinplot(frame, x="N", y="rel_diff", hue="k", cut=0, inner="quart", density_norm="width", linewidth=0.8, ax=ax)
     ax.axhline(0, color="0.3", ls="--", lw=0.8)
-    ax.set(xlabel="number of tasks N", ylabel=r"$(F^{-1}_{\mu_j,\sigma_j}(k) - P_k)\,/\,P_k$")
+    ax.set(xlabel=f"number of {entities} N", ylabel=r"$(F^{-1}_{\mu_j,\sigma_j}(k) - P_k)\,/\,P_k$")
     ax.legend(title="percentile k", fontsize=8)
     n = diffs.group_by("N", "percentile").len()["len"].min() if diffs.height else 0
     ax.set_title(f"Fig 6: relative differences of Gaussian and empirical percentiles (Janus & Rzadca §3.6)\n"

@@ -162,8 +162,9 @@ def _phase_deviation_panel(ax, phases: pl.DataFrame, phase_limits_deg: Sequence[
     ax.set_title(f"(e) daily phase deviation, {phases.height} jobs\n(paper: 0.5 within 60°, 0.9 within 120°)", fontsize=10)
 
 
-def periodic_packing(table: pl.DataFrame, loads: pl.DataFrame) -> Figure:
-    """Beaumont §8.2: machines used and overload of First Fit under the peak, phasor and mean constraints."""
+def periodic_packing(table: pl.DataFrame, loads: pl.DataFrame, capacity_unit: str = "normalised CPU") -> Figure:
+    """Beaumont §8.2: machines used and overload of First Fit under the peak, phasor and mean constraints, for machine
+    capacities in ``capacity_unit``."""
     style()
     caps = sorted(set(table["capacity"].to_list())) if table.height else []
     n_bottom = max(len(caps), 1)
@@ -180,9 +181,9 @@ def periodic_packing(table: pl.DataFrame, loads: pl.DataFrame) -> Figure:
         for i, r in enumerate(lb.iter_rows(named=True)):
             ax_m.hlines(r["lower_bound"], i - 0.4, i + 0.4, color="0.2", ls="--", lw=1, label="⌈Σc/C⌉" if i == 0 else None)
         ax_m.legend(fontsize=8)
-        ax_m.set(xlabel="machine capacity C (normalised CPU)", ylabel="machines used")
+        ax_m.set(xlabel=f"machine capacity C ({capacity_unit})", ylabel="machines used")
         sns.barplot(t, x="capacity", y="overload_share", hue="policy", hue_order=order, palette=palette, ax=ax_o)
-        ax_o.set(xlabel="machine capacity C (normalised CPU)", ylabel="share of machine-windows above C")
+        ax_o.set(xlabel=f"machine capacity C ({capacity_unit})", ylabel="share of machine-windows above C")
     else:
         _empty(ax_m, "no long-running jobs to pack")
         _empty(ax_o, "no long-running jobs to pack")

@@ -114,6 +114,18 @@ def realize_buckets(
         raise ValueError(f"{missing} chosen task(s) have no series records")
 
 
+def fill(matrices: dict[str, np.ndarray], buckets: Iterable[pl.DataFrame], chosen: pl.DataFrame, n_realizations: int,
+         seed: int, chunk_rows: int = 1024) -> np.ndarray:
+    """Draw every chosen task's realizations (:func:`realize_buckets`) into ``matrices`` (one N × R array, possibly
+    memory-mapped, per kind) at the tasks' ``row``. Returns each row's number of records."""
+    n_records = np.zeros(chosen.height, dtype=np.int64)
+    for block in realize_buckets(buckets, chosen, n_realizations, seed, tuple(matrices), chunk_rows):
+        for kind, matrix in matrices.items():
+            matrix[block.rows] = block.draws[kind]
+        n_records[block.rows] = block.n_records
+    return n_records
+
+
 def realize(series: pl.DataFrame, chosen: pl.DataFrame, n_realizations: int, seed: int, column: str = "inst",
             stream: str | None = None) -> np.ndarray:
     """The whole realization matrix of ``column`` for the ``chosen`` tasks (rows in its order), in memory.

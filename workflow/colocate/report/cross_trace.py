@@ -12,12 +12,16 @@ import re
 
 import polars as pl
 
-#: The quantities compared, as the Google summary names them (Janus §3, Beaumont §5.2, Unuvar §IV and §IV-F).
+#: The quantities compared, as the Google summary names them (Janus §3 and §3.6, Beaumont §5.2, Unuvar §IV and §IV-F).
 QUANTITIES = (
     "Fig 2: share of tasks with inst std > avg std",
     "Fig 3: inst std-vs-mean slope",
     "Fig 3: avg std-vs-mean slope",
     "Fig 4: largest of 16 cluster shares",
+    "Table 1: A-D rejection rate, N = 10",
+    "Table 1: A-D rejection rate, N = 50",
+    "Table 1: A-D rejection rate, N = 100",
+    "Fig 6: median (F⁻¹(k) − P_k)/P_k, N = 10, k = 99.9",
     "share with significant daily pattern",
     "Table 4 daily ratio, median",
     "Table 4 weekly ratio, median",

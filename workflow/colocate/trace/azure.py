@@ -387,9 +387,16 @@ def task_series(series: pl.LazyFrame, tasks: pl.DataFrame) -> pl.LazyFrame:
 
 def long_vm_tasks(vms: pl.DataFrame, tasks: pl.DataFrame, min_readings: int) -> pl.DataFrame:
     """The VMs with at least ``min_readings`` readings as Janus §3.1's long tasks: ``job_id``, ``task_index``,
-    ``n_records`` and ``cores`` (:func:`vm_tasks`), sorted by key."""
-    return (vms.filter(pl.col("readings") >= min_readings).select("vmid", pl.col("readings").cast(pl.Int64).alias("n_records"))
-            .join(tasks, on="vmid").select("job_id", "task_index", "n_records", "cores").sort("job_id", "task_index"))
+    ``n_records``, ``cores`` (:func:`vm_tasks`) and the moments of :func:`task_series`'s ``inst`` and ``avg`` in
+    cores (``inst_mean``, ``inst_std``, ``avg_mean``, ``avg_std``: the VM's own, scaled as its series are), sorted
+    by key."""
+    moments = ("inst_mean", "inst_std", "avg_mean", "avg_std")
+    return (vms.filter(pl.col("readings") >= min_readings)
+            .select("vmid", pl.col("readings").cast(pl.Int64).alias("n_records"), *moments)
+            .join(tasks, on="vmid")
+            .select("job_id", "task_index", "n_records", "cores",
+                    *(pl.col(m) * pl.col("cores").fill_null(1.0) for m in moments))
+            .sort("job_id", "task_index"))
 
 
 # ----------------------------------------------------------------------------- VM requests for Tantawi & Steinder
