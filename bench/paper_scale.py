@@ -14,8 +14,9 @@ Printed, from Snakemake's own per-job benchmark files and job log:
 * the map of task_usage against ``gzip -dc`` of the same shards, both again after the run, one at a time;
 * the reducers at full-trace size: the slice cut into 256 · K / 500 buckets, each then holding what one of
   the full trace's 256 buckets holds (~4.7 M records), run one at a time;
-* the projection to the full trace (500 shards): per-shard jobs × 500/K in number; the reducers as measured
-  at full size; rules that read the whole trace (``SCALING``) along the line through this slice and a smaller
+* the projection to the full trace (500 shards): per-shard jobs × 500/K in number (batches of
+  ``mapreduce.shards_per_map`` shards: 500 / that many jobs, each its shards' cost); the reducers as measured
+  at full size, plus the footer of every map output a full-trace reducer opens beyond theirs; rules that read the whole trace (``SCALING``) along the line through this slice and a smaller
   one (``--baseline``), else their cost above a job's start-up × 500/K; the rest as measured.
   On C cores the makespan lies between max(W / C, P) and W / C + P (Graham's bound; W: total job time,
   P: the critical path), and on a 500-node cluster it is the critical path of the rule graph with each
@@ -251,6 +252,7 @@ class Scale:
     long: float  # the full trace's long tasks / the slice's
     overhead_s: float  # a job's fixed cost (interpreter, imports, Snakemake): the fastest job of the run
     base_rss: float  # the smallest peak RSS of a Python job of the run
+    per_map: dict[str, int] = field(default_factory=dict)  # map rule → shards a job maps (mapreduce.shards_per_map)
 
 
 def projected(r: Rule, k: Scale, base: Rule | None = None, base_shards: int = 0, shards: int = 0) -> tuple[float, float, float]:
@@ -261,8 +263,13 @@ def projected(r: Rule, k: Scale, base: Rule | None = None, base_shards: int = 0,
     part above a job's fixed cost grows: t' = t₀ + (t − t₀)·f and RSS' = m₀ + (RSS − m₀)·f.
     """
     n = len(r.jobs)
-    if r.kind == "shard":
-        return n * k.trace, r.longest, r.rss
+    if r.kind == "shard":  # ceil(500 / per job) jobs, each of that many shards (a slice job may have mapped fewer)
+        per_job = k.per_map.get(r.name, 1)
+        if per_job == 1:
+            return n * k.trace, r.longest, r.rss
+        grow = per_job / max(FULL_SHARDS / k.trace / n, 1.0)  # a full batch's shards / a slice job's
+        return (math.ceil(FULL_SHARDS / per_job), k.overhead_s + max(r.longest - k.overhead_s, 0.0) * grow,
+                k.base_rss + max(r.rss - k.base_rss, 0.0) * grow)
     if r.kind == "trace" and base is not None and base.jobs and shards > base_shards and not (r.insufficient or base.insufficient):
         def line(y0: float, y1: float) -> float:
             slope = max(y1 - y0, 0.0) / (shards - base_shards)
@@ -310,6 +317,32 @@ def full_size_buckets(wd: Path, shards: int) -> Rule:
             read_benchmark(fb, j)
             rule.jobs.append(j)
     return rule
+
+
+def fan_in_seconds(wd: Path, results: str) -> dict[str, float]:
+    """A reducer's cost per map output it opens, by table: the best of three reads of a bucket no row holds from
+    500 hard links of the slice's first output (each file's footer is read and all its row groups pruned). On the
+    full trace every reducer opens every task_usage output and every task_events one, which the reducers at full
+    size (a few outputs each) do not pay."""
+    out = {}
+    for table, pattern in (("task_usage", "map/task_usage/*/records.parquet"), ("task_events", "map/task_events/*.parquet")):
+        first = next(iter(sorted((wd / results).glob(pattern))), None)
+        if first is None:
+            continue
+        links = wd / "fan-in" / table
+        shutil.rmtree(links, ignore_errors=True)
+        links.mkdir(parents=True)
+        paths = [links / f"{i:03d}.parquet" for i in range(FULL_SHARDS)]
+        for p in paths:
+            os.link(first, p)
+        code = ("import sys, time; sys.path.insert(0, sys.argv[1]); from colocate import io; paths = sys.argv[2:]; "
+                "best = min((lambda t: (io.read_bucket(paths, -1), time.perf_counter() - t)[1])(time.perf_counter()) "
+                "for _ in range(3)); print(best)")
+        res = subprocess.run([sys.executable, "-c", code, str(REPO / "workflow"), *map(str, paths)],
+                             capture_output=True, text=True, check=True)
+        out[table] = float(res.stdout.split()[-1]) / FULL_SHARDS
+        shutil.rmtree(links)
+    return out
 
 
 def quiet_map_seconds(wd: Path, results: str) -> float:
@@ -374,6 +407,14 @@ def main() -> None:
     report(wd, args, rules, rule_graph(wd), results)
 
 
+def shards_per_map(wd: Path) -> dict[str, int]:
+    """mapreduce.shards_per_map of the run in ``wd``: its config over the schema's defaults."""
+    schema = yaml.safe_load((REPO / "workflow/schemas/config.schema.yaml").read_text())
+    props = schema["properties"]["mapreduce"]["properties"]["shards_per_map"]["properties"]
+    given = (yaml.safe_load((wd / "config.yaml").read_text()).get("mapreduce") or {}).get("shards_per_map") or {}
+    return {table: int(given.get(table, spec["default"])) for table, spec in props.items()}
+
+
 def load_rules(wd: Path) -> tuple[dict[str, Rule], int]:
     """The jobs of the run in ``wd`` (its log and benchmark files), by rule, and its number of shards."""
     rules: dict[str, Rule] = {}
@@ -427,8 +468,12 @@ def report(wd: Path, args, rules: dict[str, Rule], deps: dict[str, set[str]], re
                    f"gzip -dc of the same shards, one at a time: {gz:.1f} s; ratio {quiet / gz:.2f} (target ≤ 1.0)\n")
 
     timed = [j for r in rules.values() if r.kind != "excluded" for j in r.jobs if j.seconds > 0]
+    per_map = shards_per_map(wd)
     k = Scale(f, PAPER_N / tasks if 0 < tasks < PAPER_N else 1.0, FULL_LONG_TASKS / tasks if tasks else 1.0,
-              min(j.seconds for j in timed), min(j.rss for j in timed if j.rss > 50))
+              min(j.seconds for j in timed), min(j.rss for j in timed if j.rss > 50),
+              {f"map_{table}": n for table, n in per_map.items()})
+    out.append("Shards a map job maps (mapreduce.shards_per_map): "
+               + ", ".join(f"{table} {n}" for table, n in per_map.items()) + ".\n")
     out.append(f"Projection factors: trace × {k.trace:.1f}, N × {k.n:.2f}, long tasks × {k.long:.1f} (to "
                f"{FULL_LONG_TASKS:,}); a job's fixed cost {k.overhead_s:.2f} s and "
                f"{k.base_rss:.0f} MB (the run's fastest job and smallest Python job) is not scaled.\n")
@@ -440,10 +485,17 @@ def report(wd: Path, args, rules: dict[str, Rule], deps: dict[str, set[str]], re
     full = full_size_buckets(wd, args.shards)
     if full.jobs and "reduce_bucket" in proj:
         rows_per_bucket = rows / len(full.jobs)
-        proj["reduce_bucket"] = (proj["reduce_bucket"][0], full.mean, full.rss)
+        per_file = fan_in_seconds(wd, results)
+        # the outputs a full-trace reducer opens beyond those the full-size reducers opened
+        more = {table: math.ceil(FULL_SHARDS / per_map[table]) - math.ceil(args.shards / per_map[table]) for table in per_map}
+        extra = sum(c * more[table] for table, c in per_file.items())
+        proj["reduce_bucket"] = (proj["reduce_bucket"][0], full.mean + extra, full.rss)
         out.append(f"reduce_bucket measured at full-trace size: the slice in {len(full.jobs)} buckets of "
                    f"{rows_per_bucket / 1e6:.1f} M records (the full trace's 256 buckets hold ~4.7 M each): "
-                   f"{full.mean:.1f} s and {full.rss:.0f} MB peak per bucket, one at a time.\n")
+                   f"{full.mean:.1f} s and {full.rss:.0f} MB peak per bucket, one at a time. Each map output a reducer "
+                   f"opens costs it " + ", ".join(f"{1000 * c:.2f} ms ({t}, {more[t]} more on the full trace)"
+                                                  for t, c in per_file.items())
+                   + f": {full.mean + extra:.1f} s a bucket on the full trace.\n")
     # core-seconds: a job holds its threads' cores for its wall time (the maps declare 2, so they run one at a time)
     work = sum(n * s * rules[name].threads for name, (n, s, _) in proj.items())
     mapreduce = sum(n * s * rules[name].threads for name, (n, s, _) in proj.items()

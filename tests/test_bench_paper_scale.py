@@ -95,6 +95,16 @@ def test_projection_by_kind_by_hand():
     assert ps.SCALING["janus_clusters"] == "long" and ps.SCALING["janus_fig1_sampling"] == "trace"
 
 
+def test_a_batched_map_projects_to_its_batches():
+    """shards_per_map 10 on an 8-shard slice (one job of 8 shards, 4.5 s, 300 MB; fixed cost 0.5 s, 100 MB): the
+    full trace has 50 jobs of 10 shards, each 0.5 + 4.0 × 10/8 s and 100 + 200 × 10/8 MB."""
+    k = ps.Scale(trace=62.5, n=1.0, long=8.0, overhead_s=0.5, base_rss=100.0, per_map={"map_task_events": 10})
+    assert ps.projected(_rule("map_task_events", "shard", 4.5, 300.0), k) == (50, 0.5 + 4.0 * 1.25, 100 + 200 * 1.25)
+    # on a 20-shard slice in two jobs of 10, each job is a full batch already
+    k20 = ps.Scale(trace=25.0, n=1.0, long=8.0, overhead_s=0.5, base_rss=100.0, per_map={"map_task_events": 10})
+    assert ps.projected(_rule("map_task_events", "shard", 4.5, 300.0, n=2), k20) == (50, 4.5, 300.0)
+
+
 def test_projection_along_the_line_through_two_slices():
     """2 shards: 3 s, 300 MB; 8 shards: 6 s, 420 MB → 0.5 s and 20 MB per shard → 500 shards: 252 s, 10,260 MB."""
     k = ps.Scale(trace=62.5, n=1.0, long=8.0, overhead_s=0.5, base_rss=100.0)

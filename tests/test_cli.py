@@ -463,7 +463,7 @@ COMPARED = [
     "results/synthetic-tiny/summary/tasks.csv",
     "results/synthetic-tiny/tasks/task_stats.parquet",
     "results/synthetic-tiny/tasks/long_tasks.parquet",
-    "results/synthetic-tiny/map/task_events/part-00000-of-00002.parquet",
+    "results/synthetic-tiny/map/task_events/batch-00000-00001-of-00002.parquet",  # both shards: shards_per_map
 ]
 
 
@@ -569,9 +569,10 @@ def test_a_failing_script_leaves_its_traceback_in_its_log_and_no_tmp(tmp_path):
     work = tmp_path / "w"
     work.mkdir()
     write_config(work, trace={"source": "local", "path": str(trace)}, run="corrupt")
-    res = snakemake(work, "results/corrupt/map/task_events/part-00000-of-00500.parquet", check=False)
+    # the sample's three task_events shards are mapped by one job (mapreduce.shards_per_map)
+    res = snakemake(work, "results/corrupt/map/task_events/batch-00000-00002-of-00500.parquet", check=False)
     assert res.returncode != 0
-    log = (work / "results/corrupt/logs/map_task_events/part-00000-of-00500.log").read_text()
+    log = (work / "results/corrupt/logs/map_task_events/batch-00000-00002-of-00500.log").read_text()
     assert "Traceback (most recent call last)" in log
     assert "TraceFormatError" in log and "corrupt gzip" in log and str(shard) in log
     assert "Traceback" in res.stdout + res.stderr  # still on the console too

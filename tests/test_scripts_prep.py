@@ -118,10 +118,10 @@ def map_reduce(tmp_path):
     map_usage = rulescript.load(SCRIPTS / "mapreduce_map_task_usage.py")
     reduce = rulescript.load(SCRIPTS / "mapreduce_reduce_bucket.py")
     pieces, m = tmp_path / "map/task_events.parquet", tmp_path / "map/task_usage"
-    rulescript.call(map_events, inputs={"shard": shard(tmp_path, "task_events", EVENTS)}, outputs=[pieces],
+    rulescript.call(map_events, inputs={"shards": [shard(tmp_path, "task_events", EVENTS)]}, outputs=[pieces],
                     params={"buckets": BUCKETS}, log=tmp_path / "map_events.log")
     mapped = {k: m / f"{k}.parquet" for k in ("records", "job_windows", "sampled")}
-    rulescript.call(map_usage, inputs={"shard": shard(tmp_path, "task_usage", USAGE)}, outputs=mapped,
+    rulescript.call(map_usage, inputs={"shards": [shard(tmp_path, "task_usage", USAGE)]}, outputs=mapped,
                     params={"buckets": BUCKETS, "windows_per_day": WINDOWS_PER_DAY, "seed": MAP_SEED},
                     log=tmp_path / "map_usage.log")
     reduced = {}
@@ -130,6 +130,44 @@ def map_reduce(tmp_path):
         rulescript.call(reduce, inputs={"records": [mapped["records"]], "pieces": [pieces]}, outputs=reduced[b],
                         params={"bucket": b, "long_min_records": LONG_MIN_RECORDS}, log=tmp_path / f"reduce-{b}.log")
     return mapped, reduced
+
+
+@pytest.mark.parametrize(("script", "table", "rows", "names"), [
+    ("mapreduce_map_task_events.py", "task_events", EVENTS, ("pieces",)),
+    ("mapreduce_map_task_usage.py", "task_usage", USAGE, ("records", "job_windows", "sampled")),
+    ("jobs_map_events.py", "job_events", None, ("pieces",)),
+])
+def test_a_batch_of_shards_maps_to_what_its_shards_map_to_one_by_one(tmp_path, script, table, rows, names):
+    """mapreduce.shards_per_map: one job mapping two shards writes, bucket by bucket, the rows the two single-shard
+    jobs write, in shard order, so the reducers' results cannot depend on the batching."""
+    from colocate import io
+
+    if rows is None:
+        rows = {"time": [T0, T0 + MIN, T0 + 2 * MIN, 0], "job_id": [10, 10, 20, 30],
+                "event_type": [int(SUB), int(SCH), int(SUB), int(SUB)]}
+    n = len(next(iter(rows.values())))
+    halves = [{k: v[: n // 2] for k, v in rows.items()}, {k: v[n // 2 :] for k, v in rows.items()}]
+    paths = [shard(tmp_path, table, half, f"part-0000{i}-of-00002.csv.gz") for i, half in enumerate(halves)]
+    mapper = rulescript.load(SCRIPTS / script)
+    params = {"buckets": BUCKETS, "windows_per_day": WINDOWS_PER_DAY, "seed": MAP_SEED}
+
+    def run(shards, tag):
+        out = {name: tmp_path / tag / f"{name}.parquet" for name in names}
+        rulescript.call(mapper, inputs={"shards": shards}, outputs=out if len(names) > 1 else list(out.values()),
+                        params=params, log=tmp_path / f"{tag}.log")
+        return out
+
+    batch, single = run(paths, "batch"), [run([p], f"single-{i}") for i, p in enumerate(paths)]
+    for name in names:
+        whole = pl.read_parquet(batch[name])
+        one_by_one = pl.concat([pl.read_parquet(s[name]) for s in single])
+        if "bucket" in whole.columns:
+            assert whole["bucket"].is_sorted()
+            for b in range(BUCKETS):
+                assert io.read_bucket([batch[name]], b).equals(io.read_bucket([s[name] for s in single], b))
+        else:
+            assert whole.equals(one_by_one)
+        assert whole.height == one_by_one.height > 0
 
 
 def test_map_task_usage_buckets_records_and_sums_job_windows(tmp_path):
@@ -272,7 +310,7 @@ def test_jobs_table_classes_task_counts_and_lifetimes(tmp_path):
                   "job_id": [10, 10, 10, 20], "event_type": [int(SUB), int(SCH), int(FIN), int(SUB)]}
     mapper = rulescript.load(SCRIPTS / "jobs_map_events.py")
     job_pieces = tmp_path / "je.parquet"
-    rulescript.call(mapper, inputs={"shard": shard(tmp_path, "job_events", job_events)}, outputs=[job_pieces],
+    rulescript.call(mapper, inputs={"shards": [shard(tmp_path, "job_events", job_events)]}, outputs=[job_pieces],
                     params={}, log=tmp_path / "map_job_events.log")
     assert pl.read_parquet(job_pieces).rows() == [(10, T0 + 5 * MIN, T0 + 10 * MIN, T0 + 70 * MIN, int(FIN)),
                                                   (20, 0, None, None, None)]

@@ -286,6 +286,20 @@ def fitted_mem(base, per_mb=0.0, share=1.0):
     return mem_mb
 
 
+def batch_mem(base, per_mb, per_extra_mb):
+    """``resources.mem_mb`` of a map job of one shard or a batch (``map_batches``): ``base`` MB, ``per_mb`` per MB
+    of its largest shard (read and mapped one at a time) and ``per_extra_mb`` per MB of the others, whose outputs
+    are held until the batch is written. Fitted like :func:`fitted_mem`; ``bench/map_batches.py`` measures
+    batches."""
+
+    def mem_mb(wildcards, input):
+        sizes = [os.path.getsize(f) / 2**20 if os.path.exists(f) else 0.0 for f in input.shards]
+        largest = max(sizes, default=0.0)
+        return int(base + per_mb * largest + per_extra_mb * (sum(sizes) - largest))
+
+    return mem_mb
+
+
 def parquet_rows(files):
     """Rows of Parquet files (one or a list), from their footers: for a rule whose memory follows its rows, not its
     bytes on disk (compression varies with the data)."""
@@ -397,6 +411,40 @@ def have_tables(*tables):
 
 TABLE_RE = "job_events|task_events|task_usage|machine_events|machine_attributes|task_constraints"
 STEM_RE = r"part-\d{5}-of-\d{5}"
+# a map job's name: its shard's stem, or a batch of consecutive shards (map_batches)
+MAP_RE = rf"{STEM_RE}|batch-\d{{5}}-\d{{5}}-of-\d{{5}}"
+
+
+def map_batches(table):
+    """The map jobs of a Google ``table``: name → the shard stems it maps, in order.
+
+    ``mapreduce.shards_per_map[table]`` consecutive shards go to one job, named ``batch-FIRST-LAST-of-TOTAL`` by
+    their shard numbers, so that a job's start-up (~0.3-0.5 s, most of a small shard's map) and every reducer's
+    opening of a map output (~1 ms a file, 1,000 files a bucket on the full trace) are paid once a batch. A job of
+    one shard is named by its stem."""
+    stems = shard_stems(table)
+    k = config["mapreduce"]["shards_per_map"][table]
+    batches = {}
+    for i in range(0, len(stems), k):
+        group = stems[i : i + k]
+        first, last = (int(s.split("-")[1]) for s in (group[0], group[-1]))
+        name = group[0] if len(group) == 1 else f"batch-{first:05d}-{last:05d}-of-{group[0].split('-of-')[1]}"
+        batches[name] = group
+    return batches
+
+
+def map_shards(table):
+    """Input function of ``table``'s map rule: the trace files of the job's batch."""
+
+    def shards(wc):
+        batches = map_batches(table)
+        if wc.stem not in batches:
+            raise ValueError(f"no {table} map job is named {wc.stem}: with mapreduce.shards_per_map.{table} = "
+                             f"{config['mapreduce']['shards_per_map'][table]} they are {', '.join(list(batches)[:3])}"
+                             f"{', …' if len(batches) > 3 else ''}")
+        return [trace_file(table, s) for s in batches[wc.stem]]
+
+    return shards
 
 
 def synthetic_outputs():

@@ -21,7 +21,7 @@ SUMMARY_PARTS.append((("task_events", "task_usage"), f"{RESULTS}/summary/beaumon
 
 rule cpumem_classify:
     input:
-        sampled=expand(f"{RESULTS}/map/task_usage/{{stem}}/sampled_windows.parquet", stem=shard_stems("task_usage")),
+        sampled=expand(f"{RESULTS}/map/task_usage/{{stem}}/sampled_windows.parquet", stem=map_batches("task_usage")),
         dominant=f"{RESULTS}/jobs/dominant_jobs.parquet",
     output:
         fits=f"{RESULTS}/cpumem/job_fits.parquet",

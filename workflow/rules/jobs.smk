@@ -20,17 +20,17 @@ TARGETS.append(
 # Table 3 needs job_events; without them the summary leaves its rows out.
 TARGETS.append((("task_events", "task_usage", "job_events"), [f"{RESULTS}/tables/beaumont_table3_durations.csv"]))
 SUMMARY_PARTS.append((("task_events", "task_usage"), f"{RESULTS}/summary/beaumont_jobs.csv"))
-JOB_WINDOWS = expand(f"{RESULTS}/map/task_usage/{{stem}}/job_windows.parquet", stem=shard_stems("task_usage"))
+JOB_WINDOWS = expand(f"{RESULTS}/map/task_usage/{{stem}}/job_windows.parquet", stem=map_batches("task_usage"))
 
 
 rule map_job_events:
     input:
         unpack(lambda wc: verified()),
-        shard=lambda wc: trace_file("job_events", wc.stem),
+        shards=map_shards("job_events"),
     output:
         f"{RESULTS}/map/job_events/{{stem}}.parquet",
     wildcard_constraints:
-        stem=STEM_RE,
+        stem=MAP_RE,
     params:
         code=code_digest("analysis.jobs", "trace", "io"),
     log:
@@ -40,7 +40,8 @@ rule map_job_events:
     threads: 1
     resources:
         # peak 165 MB (7.0 MB in) / 164 MB (9.9 MB in) on the default run / the paper-scale slice (bench/memory.py)
-        mem_mb=fitted_mem(250, 5),
+        # 134 MB for a batch of 10 real shards of 0.1-0.8 MB (bench/map_batches.py)
+        mem_mb=batch_mem(250, 5, 1),
         runtime=5,
     conda:
         "../../environment.yml"
@@ -50,8 +51,8 @@ rule map_job_events:
 
 rule job_table:
     input:
-        task_pieces=expand(f"{RESULTS}/map/task_events/{{stem}}.parquet", stem=shard_stems("task_events")),
-        job_pieces=expand(f"{RESULTS}/map/job_events/{{stem}}.parquet", stem=shard_stems("job_events")),
+        task_pieces=expand(f"{RESULTS}/map/task_events/{{stem}}.parquet", stem=map_batches("task_events")),
+        job_pieces=expand(f"{RESULTS}/map/job_events/{{stem}}.parquet", stem=map_batches("job_events")),
     output:
         f"{RESULTS}/jobs/jobs.parquet",
     params:

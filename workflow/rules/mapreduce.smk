@@ -12,11 +12,11 @@ SUMMARY_PARTS.append((("task_events", "task_usage"), f"{RESULTS}/summary/tasks.c
 rule map_task_events:
     input:
         unpack(lambda wc: verified()),
-        shard=lambda wc: trace_file("task_events", wc.stem),
+        shards=map_shards("task_events"),
     output:
         f"{RESULTS}/map/task_events/{{stem}}.parquet",
     wildcard_constraints:
-        stem=STEM_RE,
+        stem=MAP_RE,
     params:
         buckets=config["mapreduce"]["buckets"],
         code=code_digest("prep.mapreduce", "prep.tasks", "trace", "io"),
@@ -26,8 +26,9 @@ rule map_task_events:
         f"{RESULTS}/benchmarks/map_task_events/{{stem}}.tsv"
     threads: 2
     resources:
-        # peak 178 MB (3.0 MB in) / 313 MB (10.8 MB in) on the default run / the paper-scale slice (bench/memory.py)
-        mem_mb=fitted_mem(176, 24),
+        # peak 178 MB (3.0 MB in) / 313 MB (10.8 MB in) on the default run / the paper-scale slice (bench/memory.py);
+        # 511 MB for a batch of 10 real shards of 0.9-4.1 MB (bench/map_batches.py)
+        mem_mb=batch_mem(176, 24, 15),
         runtime=10,
     conda:
         "../../environment.yml"
@@ -38,13 +39,13 @@ rule map_task_events:
 rule map_task_usage:
     input:
         unpack(lambda wc: verified()),
-        shard=lambda wc: trace_file("task_usage", wc.stem),
+        shards=map_shards("task_usage"),
     output:
         records=f"{RESULTS}/map/task_usage/{{stem}}/records.parquet",
         job_windows=f"{RESULTS}/map/task_usage/{{stem}}/job_windows.parquet",
         sampled=f"{RESULTS}/map/task_usage/{{stem}}/sampled_windows.parquet",
     wildcard_constraints:
-        stem=STEM_RE,
+        stem=MAP_RE,
     params:
         buckets=config["mapreduce"]["buckets"],
         windows_per_day=config["mapreduce"]["sampled_windows_per_day"],
@@ -56,8 +57,9 @@ rule map_task_usage:
         f"{RESULTS}/benchmarks/map_task_usage/{{stem}}.tsv"
     threads: 2
     resources:
-        # peak 311 MB (27.7 MB in) / 569 MB (111 MB in; a real shard is ~90 MB) on the default run / the paper-scale slice (bench/memory.py)
-        mem_mb=fitted_mem(315, 4.35),
+        # peak 311 MB (27.7 MB in) / 569 MB (111 MB in; a real shard is ~90 MB) on the default run / the paper-scale slice
+        # (bench/memory.py); 1,221 MB for a batch of two slice shards (111 + 103 MB)
+        mem_mb=batch_mem(315, 4.35, 5.2),
         runtime=15,
     conda:
         "../../environment.yml"
@@ -67,8 +69,8 @@ rule map_task_usage:
 
 rule reduce_bucket:
     input:
-        records=expand(f"{RESULTS}/map/task_usage/{{stem}}/records.parquet", stem=shard_stems("task_usage")),
-        pieces=expand(f"{RESULTS}/map/task_events/{{stem}}.parquet", stem=shard_stems("task_events")),
+        records=expand(f"{RESULTS}/map/task_usage/{{stem}}/records.parquet", stem=map_batches("task_usage")),
+        pieces=expand(f"{RESULTS}/map/task_events/{{stem}}.parquet", stem=map_batches("task_events")),
     output:
         stats=f"{RESULTS}/reduce/bucket-{{bucket}}/stats.parquet",
         series=f"{RESULTS}/reduce/bucket-{{bucket}}/series.parquet",

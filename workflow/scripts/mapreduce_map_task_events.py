@@ -1,16 +1,21 @@
-"""Map one task_events shard to task table pieces, bucketed by task."""
+"""Map a task_events shard, or a batch of consecutive shards, to task table pieces, bucketed by task."""
 import polars as pl
 
 from colocate import io, rulescript, trace
 from colocate.prep import mapreduce
 
 
+def pieces_of(path, buckets, log):
+    events = trace.read_table(path, "task_events", mapreduce.TASK_EVENT_COLUMNS, float_dtype=pl.Float32)
+    log.info("read %d events from %s", events.height, path)
+    return mapreduce.map_task_events(events, buckets)
+
+
 def main(inputs, outputs, params, log):
-    events = trace.read_table(inputs.shard, "task_events", mapreduce.TASK_EVENT_COLUMNS, float_dtype=pl.Float32)
-    log.info("read %d events from %s", events.height, inputs.shard)
-    pieces = mapreduce.map_task_events(events, params.buckets)
+    # a shard at a time; the pieces in shard order, as the reducers would read the shards' own outputs
+    pieces = pl.concat([pieces_of(path, params.buckets, log) for path in inputs.shards])
     io.write_bucketed(pieces, outputs[0], params.buckets)
-    log.info("wrote %d task pieces in %d buckets", pieces.height, params.buckets)
+    log.info("wrote %d task pieces of %d shard(s) in %d buckets", pieces.height, len(inputs.shards), params.buckets)
 
 
 if __name__ == "__main__":
