@@ -389,3 +389,49 @@ def test_vm_requests_replay_at_the_offered_load_and_huge_hosts_reject_none():
     big = az.hosts(4, 48 * 100, 384 * 100)
     log = run_trace(requests, big, specs, seed=1, alpha=0.5, tie_break="first")
     assert log["policy"].unique().sort().to_list() == ["ABP", "PACK", "SPREAD"] and log["accepted"].all()
+
+
+# ----------------------------------------------------------------------------- Janus §3.6 on VMs (the rule script)
+
+
+def _total_usage(tmp_path, mu, sigma, sizes, seed=3):
+    """Run azure_total_usage.py on VMs whose realizations are Gaussian draws N(mu_i, sigma_i²) (cores)."""
+    from colocate import rulescript
+
+    rng = np.random.default_rng(seed)
+    inst = (mu[:, None] + sigma[:, None] * rng.standard_normal((mu.size, 2000))).astype(np.float32)
+    np.save(tmp_path / "inst.npy", inst)
+    pl.DataFrame({"row": np.arange(mu.size, dtype=np.uint32), "job_id": np.arange(mu.size), "task_index": np.zeros(mu.size, dtype=np.int64),
+                  "inst_mean": mu, "inst_std": sigma}).write_parquet(tmp_path / "tasks.parquet")
+    script = rulescript.load(Path(__file__).resolve().parents[1] / "workflow/scripts/azure_total_usage.py")
+    (tmp_path / "out").mkdir()  # as Snakemake makes an output's directory
+    out = {name: tmp_path / "out" / f"{name}.{ext}" for name, ext in (("table1", "csv"), ("fig5_table", "csv"), ("fig5", "png"),
+                                                                      ("fig6_table", "csv"), ("fig6", "png"), ("summary", "csv"))}
+    rulescript.call(script, inputs={"inst": tmp_path / "inst.npy", "tasks": tmp_path / "tasks.parquet", "series": [], "vmtable": ""},
+                    outputs=out, params={"trace": "made-up VMs", "table1_sizes": sizes, "fig5_sizes": sizes, "fig6_sizes": sizes,
+                                         "percentiles": [95.0, 99.0, 99.9], "repetitions": 200, "table1_realizations": 2000,
+                                         "alpha": 0.05, "seed": 7}, log=tmp_path / "total_usage.log")
+    return out
+
+
+def test_sums_of_gaussian_vms_are_found_gaussian_with_their_moments(tmp_path):
+    """Known answer: 40 VMs with Gaussian usage (μ_i 0.5-4 cores, σ_i 0.1-1): a total of 10 is Gaussian, so A-D
+    rejects about α = 5% of sets (below 15%: the 200 sets share VMs, so their tests are not independent), the mean
+    total is 10 × the mean μ_i within 4 sd, and N(Σμ_i, Σσ_i²) hits the 95th-99.9th percentiles (median error < 2%)."""
+    rng = np.random.default_rng(0)
+    mu, sigma = rng.uniform(0.5, 4.0, 40), rng.uniform(0.1, 1.0, 40)
+    out = _total_usage(tmp_path, mu, sigma, [10])
+    table1 = pl.read_csv(out["table1"])
+    assert table1["N"].to_list() == [10] and table1["ad_rejection"].item() < 0.15
+    sd = np.sqrt(10 * mu.var() * 30 / 39 / 200)
+    assert abs(table1["mean_total"].item() - 10 * mu.mean()) < 4 * sd
+    assert (pl.read_csv(out["fig6_table"])["median"].abs() < 0.02).all()
+
+
+def test_too_few_vms_for_any_size_are_said_not_failed(tmp_path):
+    from colocate import insufficient
+
+    out = _total_usage(tmp_path, np.full(8, 1.0), np.full(8, 0.2), [10, 50])
+    status = insufficient.read_status(out["table1"])
+    assert status is not None and "8 VMs have realizations" in status.reason and "N = 10" in status.needs
+    assert insufficient.read_status(out["fig6"]) is not None
