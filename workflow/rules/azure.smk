@@ -560,9 +560,9 @@ if AZURE:
             f"{RESULTS}/benchmarks/azure/realizations.tsv"
         threads: 1
         resources:
-            # every VM's statistics, one bucket's series (three times while joined to the VMs) and one chunk of
-            # draws; the matrices are written through a memory map
-            mem_mb=lambda wc, input: int(400 + size_mb(input.vms) * 3 + 3 * size_mb(input.series) / max(len(BUCKETS), 1)
+            # every VM's statistics (six of vms.parquet's columns, not its histograms), one bucket's series (three
+            # times while joined to the VMs) and one chunk of draws; the matrices are written through a memory map
+            mem_mb=lambda wc, input: int(400 + size_mb(input.vms) + 3 * size_mb(input.series) / max(len(BUCKETS), 1)
                                          + config["realizations"]["chunk_tasks"] * config["realizations"]["n_realizations"] * 8 / 2**20),
             runtime=60,
         conda:
@@ -652,10 +652,10 @@ if AZURE:
             f"{RESULTS}/benchmarks/azure/total_usage.tsv"
         threads: 1
         resources:
-            # the matrix, or Table 1's R drawn again with the chosen VMs' series, plus chunks of 8e6 float64 totals
+            # the matrix, or Table 1's R drawn again a bucket at a time, plus chunks of 8e6 float64 totals
             mem_mb=lambda wc, input: int(600 + size_mb(input.inst) + (
                 config["realizations"]["n_tasks"] * config["characterise"]["janus"]["table1_realizations"] * 4 / 2**20
-                + 3 * size_mb(input.series)
+                + 3 * size_mb(input.series) / max(len(BUCKETS), 1)
                 if config["characterise"]["janus"]["table1_realizations"] > config["realizations"]["n_realizations"] else 0)),
             runtime=120,
         conda:

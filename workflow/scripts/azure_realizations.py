@@ -13,7 +13,8 @@ ANALYSIS = "Janus §3.1 on Azure VMs, realizations"
 def main(inputs, outputs, params, log):
     p = params
     tasks = azure.vm_tasks(pl.read_parquet(inputs.vmtable))
-    long = azure.long_vm_tasks(pl.concat([pl.read_parquet(f) for f in inputs.vms]), tasks, p.long_min_records)
+    columns = ["vmid", "readings", "inst_mean", "inst_std", "avg_mean", "avg_std"]  # not the histograms
+    long = azure.long_vm_tasks(pl.concat([pl.read_parquet(f, columns=columns) for f in inputs.vms]), tasks, p.long_min_records)
     insufficient.require(long.height > 0, f"no VM has >= {p.long_min_records} readings", "a VM read over most of the trace")
     chosen = rz.choose_tasks(long, p.n_tasks, rz.choose_stream(p.seed), allow_fewer=True).with_row_index("row")
     matrices = {k: np.lib.format.open_memmap(getattr(outputs, k), mode="w+", dtype=np.float32,

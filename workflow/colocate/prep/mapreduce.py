@@ -196,12 +196,12 @@ def reduce_bucket(
     * ``counts``: one row — tasks, no events, failing, all-zero dropped, avg>1 replaced, long, short.
     """
     tasks = combine_task_pieces(task_pieces)
-    # one pass over the records: each task's status, statistics (avg > 1 fixed first), zero test and fixes
-    joined = records.join(tasks.select(*TASK_KEY, "failing"), on=TASK_KEY, how="left").with_columns(
-        avg_above_one().alias("_above_one"), fixed_avg()
-    )
-    per_task = task_statistics(joined, long_min_records, extra=[
-        pl.col("failing").first(), any_nonzero_inst().alias("_nonzero"), pl.col("_above_one").sum().alias("_fixed")])
+    # one pass over the records: each task's statistics (avg > 1 fixed first), zero test and fixes; its status
+    # joins the per-task rows, not the records (a tenth of the rows)
+    fixed = records.with_columns(avg_above_one().alias("_above_one"), fixed_avg())
+    per_task = task_statistics(fixed, long_min_records, extra=[
+        any_nonzero_inst().alias("_nonzero"), pl.col("_above_one").sum().alias("_fixed")]).join(
+        tasks.select(*TASK_KEY, "failing"), on=TASK_KEY, how="left", maintain_order="left")
     n_no_events = per_task["failing"].null_count()
     n_failing = per_task.filter(pl.col("failing") == True).height  # noqa: E712 (polars expression)
     kept = per_task.filter(pl.col("failing") == False)  # noqa: E712
@@ -214,7 +214,7 @@ def reduce_bucket(
         how="left",
     )
     long_keys = stats.filter("is_long").select(TASK_KEY)
-    long_records = joined.join(long_keys, on=TASK_KEY, how="semi").sort(*TASK_KEY, "start_time")
+    long_records = fixed.join(long_keys, on=TASK_KEY, how="semi").sort(*TASK_KEY, "start_time")
     series = long_records.select(
         *TASK_KEY,
         "start_time",
