@@ -85,6 +85,9 @@ SCALING = {
                      "unuvar_sweep", "packing_setting", "notebook_packing"), "realizations"),
     "synthesize_trace": "excluded",  # a real run downloads and verifies the shards instead
 }
+# Trace-sized rules whose cost also grows with N (the realizations drawn): a 2-shard slice holds fewer than 100,000
+# long tasks, so the line through two slices would credit the trace with what N added.
+ALSO_N = {"sample_realizations"}
 
 
 @dataclass
@@ -267,7 +270,7 @@ def projected(r: Rule, k: Scale, base: Rule | None = None, base_shards: int = 0,
         per_job = k.per_map.get(r.name, 1)
         if per_job == 1:
             return n * k.trace, r.longest, r.rss
-        grow = per_job / max(FULL_SHARDS / k.trace / n, 1.0)  # a full batch's shards / a slice job's
+        grow = per_job / min(per_job, round(FULL_SHARDS / k.trace))  # a full batch / the slice's largest batch
         return (math.ceil(FULL_SHARDS / per_job), k.overhead_s + max(r.longest - k.overhead_s, 0.0) * grow,
                 k.base_rss + max(r.rss - k.base_rss, 0.0) * grow)
     if r.kind == "trace" and base is not None and base.jobs and shards > base_shards and not (r.insufficient or base.insufficient):
@@ -480,6 +483,15 @@ def report(wd: Path, args, rules: dict[str, Rule], deps: dict[str, set[str]], re
     base_rules, base_shards = load_rules(args.baseline) if args.baseline else ({}, 0)
     if args.baseline:
         out.append(f"Trace-sized rules: the line through this slice and {args.baseline} ({base_shards} shards).\n")
+        base_run = yaml.safe_load((args.baseline / "config.yaml").read_text())["run"]
+        base_n = min(_long_tasks(args.baseline / "results" / base_run), PAPER_N)
+        if 0 < base_n < min(tasks, PAPER_N):  # the smaller slice drew fewer tasks: its N-sized part scaled up first
+            for name in ALSO_N & base_rules.keys():
+                for j in base_rules[name].jobs:
+                    j.seconds *= min(tasks, PAPER_N) / base_n
+            out.append(f"{', '.join(sorted(ALSO_N))}: the smaller slice's time × {min(tasks, PAPER_N) / base_n:.2f} "
+                       f"(N = {base_n:,} there, {min(tasks, PAPER_N):,} here) before the line, since it writes N × R "
+                       f"matrices as well as reading every bucket.\n")
     proj = {r.name: projected(r, k, base_rules.get(r.name), base_shards, args.shards)
             for r in rules.values() if r.kind != "excluded"}
     full = full_size_buckets(wd, args.shards)

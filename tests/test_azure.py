@@ -337,12 +337,18 @@ def test_long_vm_moments_are_those_of_the_series_they_realize(rows, cores):
 
 
 def test_section_3_6_sizes_are_those_with_enough_distinct_sets():
-    """Known answer: of 20 VMs, C(20, 10) = 184,756 and C(20, 17) = 1,140 sets reach 1,000 repetitions; C(20, 18) =
-    190 and C(20, 20) = 1 do not, and 25 VMs cannot be drawn at all."""
+    """Known answer: 1,000 draws of sets of 20 VMs repeat a set under 1% of the time when C(20, N) ≥ 49,950:
+    C(20, 10) = 184,756 and C(20, 7) = 77,520 do; C(20, 6) = 38,760 and C(20, 17) = 1,140 do not, and 25 VMs
+    cannot be drawn at all. One draw of all 20 is one set: kept."""
     from colocate.analysis import characterise as ch
+    from colocate.insufficient import InsufficientData
 
-    assert ch.distinct_sizes(20, [10, 17, 18, 20, 25], 1000) == ([10, 17], [18, 20, 25])
+    assert ch.distinct_sizes(20, [6, 7, 10, 17, 25], 1000) == ([7, 10], [6, 17, 25])
     assert ch.distinct_sizes(20, [20], 1) == ([20], [])
+    kept, skipped = ch.total_usage_sizes(20, [10, 20], [10, 50], [10, 20, 500], 1000)
+    assert kept == {"table1": [10], "fig6": [10], "fig5": [10, 20]} and skipped == {"table1": [20], "fig6": [50], "fig5": [500]}
+    with pytest.raises(InsufficientData, match="20 tasks"):
+        ch.total_usage_sizes(20, [50], [10], [10], 1000)
 
 
 # ----------------------------------------------------------------------------- VMs as placement requests
@@ -433,5 +439,5 @@ def test_too_few_vms_for_any_size_are_said_not_failed(tmp_path):
 
     out = _total_usage(tmp_path, np.full(8, 1.0), np.full(8, 0.2), [10, 50])
     status = insufficient.read_status(out["table1"])
-    assert status is not None and "8 VMs have realizations" in status.reason and "N = 10" in status.needs
+    assert status is not None and "8 tasks with realizations" in status.reason and "N = 10" in status.needs
     assert insufficient.read_status(out["fig6"]) is not None

@@ -127,6 +127,20 @@ def test_realize_follows_the_chosen_order_and_each_tasks_records():
         rz.realize(series, pl.DataFrame({"job_id": [9], "task_index": [0]}), 10, 0)
 
 
+def test_drawing_a_bucket_at_a_time_into_an_own_stream_is_the_whole_draw():
+    """rz.fill over buckets (how Azure's Table 1 draws its R again) gives, byte for byte, rz.realize's matrix of the
+    whole series under the same stream name: a task's draws depend on the seed, the stream and its records only."""
+    series = make_series(np.random.default_rng(3), n_tasks=30)
+    chosen = rz.choose_tasks(series.select("job_id", "task_index").unique(), 20, rz.choose_stream(1)).with_row_index("row")
+    whole = rz.realize(series, chosen, 700, 9, stream="janus_table1_realizations")
+    buckets = series.with_columns(b=pl.col("job_id") % 3).partition_by("b", include_key=False)
+    out = np.empty((20, 700), dtype=np.float32)
+    records = rz.fill({"janus_table1_realizations": out},
+                      (b.rename({"inst": "janus_table1_realizations"}) for b in buckets), chosen, 700, 9, chunk_rows=4)
+    assert np.array_equal(out, whole)
+    assert records.sum() == series.join(chosen, on=["job_id", "task_index"], how="semi").height
+
+
 def test_too_few_long_tasks_can_take_them_all():
     """The paper scale on a slice of the trace: N = 100,000 asked, fewer held; every one is taken, each once."""
     keys = pl.DataFrame({"job_id": [5, 1, 2], "task_index": [0, 0, 3]})

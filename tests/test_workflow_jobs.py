@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import re
 import shutil
 from pathlib import Path
 
@@ -130,3 +131,17 @@ def test_the_beaumont_rules_run_on_the_real_sample_files(tmp_path):
 )
 def test_invalid_jobs_config_is_rejected_naming_the_key(tmp_path, section, key):
     assert_config_rejected(tmp_path, key, jobs=section)
+
+
+@pytest.mark.parametrize(("shards", "expected"), [
+    # the sample's three task_events shards, two a job: a batch of 0-1 and shard 2 on its own
+    ("all", {"batch-00000-00001-of-00500", "part-00002-of-00500"}),
+    # shards 0 and 2 selected: not consecutive, so the name carries a digest (another selection gets another)
+    ([0, 2], {"batch-00000-00002-009999d0-of-00500"}),  # blake2b-32 of "part-00000-of-00500 part-00002-of-00500"
+])
+def test_map_batches_are_named_by_the_shards_they_map(tmp_path, shards, expected):
+    write_config(tmp_path, trace={"source": "local", "path": str(SAMPLE), "shards": shards},
+                 mapreduce={"shards_per_map": {"task_events": 2}})
+    out = snakemake(tmp_path, "-n", "--until", "map_task_events").stdout
+    names = set(re.findall(r"map/task_events/([\w-]+)\.parquet", out))
+    assert names == expected

@@ -1,5 +1,6 @@
 # Shared plumbing: scale presets, shard lists, code digests, resources.
 import copy
+import functools
 import glob
 import hashlib
 import json
@@ -293,7 +294,7 @@ def batch_mem(base, per_mb, per_extra_mb):
     batches."""
 
     def mem_mb(wildcards, input):
-        sizes = [os.path.getsize(f) / 2**20 if os.path.exists(f) else 0.0 for f in input.shards]
+        sizes = [size_mb(f) for f in input.shards]  # a missing one: the resource is decided once it exists
         largest = max(sizes, default=0.0)
         return int(base + per_mb * largest + per_extra_mb * (sum(sizes) - largest))
 
@@ -411,24 +412,33 @@ def have_tables(*tables):
 
 TABLE_RE = "job_events|task_events|task_usage|machine_events|machine_attributes|task_constraints"
 STEM_RE = r"part-\d{5}-of-\d{5}"
-# a map job's name: its shard's stem, or a batch of consecutive shards (map_batches)
-MAP_RE = rf"{STEM_RE}|batch-\d{{5}}-\d{{5}}-of-\d{{5}}"
+# a map job's name: its shard's stem, or a batch of shards (map_batches)
+MAP_RE = rf"{STEM_RE}|batch-\d{{5}}-\d{{5}}(-[0-9a-f]{{8}})?-of-\d{{5}}"
 
 
+@functools.cache
 def map_batches(table):
     """The map jobs of a Google ``table``: name → the shard stems it maps, in order.
 
-    ``mapreduce.shards_per_map[table]`` consecutive shards go to one job, named ``batch-FIRST-LAST-of-TOTAL`` by
-    their shard numbers, so that a job's start-up (~0.3-0.5 s, most of a small shard's map) and every reducer's
-    opening of a map output (~1 ms a file, 1,000 files a bucket on the full trace) are paid once a batch. A job of
-    one shard is named by its stem."""
+    ``mapreduce.shards_per_map[table]`` shards in a row of the run's selection go to one job, so that a job's
+    start-up (0.3-0.5 s, most of a small shard's map) and every reducer's opening of a map output (0.5-0.8 ms a
+    footer, 1,000 a bucket on the full trace unbatched) are paid once a batch. A batch of consecutive shards is
+    named ``batch-FIRST-LAST-of-TOTAL`` by their numbers; one with gaps (a list in ``trace.shards``) gets a digest
+    of its shards too, ``batch-FIRST-LAST-DIGEST-of-TOTAL``, so that two selections never share a name. A job of
+    one shard is named by its stem. (Cached: the selection is fixed for a run.)"""
     stems = shard_stems(table)
     k = config["mapreduce"]["shards_per_map"][table]
     batches = {}
     for i in range(0, len(stems), k):
         group = stems[i : i + k]
-        first, last = (int(s.split("-")[1]) for s in (group[0], group[-1]))
-        name = group[0] if len(group) == 1 else f"batch-{first:05d}-{last:05d}-of-{group[0].split('-of-')[1]}"
+        numbers = [int(s.split("-")[1]) for s in group]
+        if len(group) == 1:
+            name = group[0]
+        elif numbers == list(range(numbers[0], numbers[-1] + 1)):
+            name = f"batch-{numbers[0]:05d}-{numbers[-1]:05d}-of-{group[0].split('-of-')[1]}"
+        else:
+            digest = hashlib.blake2b(" ".join(group).encode(), digest_size=4).hexdigest()
+            name = f"batch-{numbers[0]:05d}-{numbers[-1]:05d}-{digest}-of-{group[0].split('-of-')[1]}"
         batches[name] = group
     return batches
 

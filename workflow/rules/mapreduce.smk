@@ -58,7 +58,8 @@ rule map_task_usage:
     threads: 2
     resources:
         # peak 311 MB (27.7 MB in) / 569 MB (111 MB in; a real shard is ~90 MB) on the default run / the paper-scale slice
-        # (bench/memory.py); 1,221 MB for a batch of two slice shards (111 + 103 MB)
+        # (bench/memory.py); 1,221 MB for a batch of the 2-shard slice's two shards (111 + 103 MB; the map script run
+        # on them alone, this fit's one batch point: task_usage is not batched by default)
         mem_mb=batch_mem(315, 4.35, 5.2),
         runtime=15,
     conda:

@@ -19,8 +19,7 @@ def main(inputs, outputs, params, log):
     chosen = rz.choose_tasks(long, p.n_tasks, rz.choose_stream(p.seed), allow_fewer=True).with_row_index("row")
     matrices = {k: np.lib.format.open_memmap(getattr(outputs, k), mode="w+", dtype=np.float32,
                                              shape=(chosen.height, p.n_realizations)) for k in rz.KINDS}
-    buckets = (azure.task_series(pl.scan_parquet(f), tasks).join(chosen.lazy().select("job_id", "task_index"),
-               on=["job_id", "task_index"], how="semi").collect() for f in inputs.series)  # a bucket at a time
+    buckets = (azure.chosen_series(pl.scan_parquet(f), tasks, chosen) for f in inputs.series)  # a bucket at a time
     n_records = rz.fill(matrices, buckets, chosen, p.n_realizations, p.seed, p.chunk_tasks)
     for matrix in matrices.values():
         matrix.flush()

@@ -425,13 +425,31 @@ def elbow(
 
 
 def distinct_sizes(n_tasks: int, sizes: Sequence[int], repetitions: int) -> tuple[list[int], list[int]]:
-    """The sample sizes N of §3.6 whose sets S_j can differ: those with at least ``repetitions`` distinct sets of N
-    out of ``n_tasks`` (C(n, N) ≥ repetitions). Near n there are few such sets (one at N = n), so repetitions would
-    test one set again and again and a rate over them would not be a rate over sets. Returns ``(kept, skipped)``."""
+    """The sample sizes N of §3.6 whose random sets S_j are (nearly) all different: with C(n, N) sets of N out of
+    ``n_tasks``, ``repetitions`` independent draws repeat a set about (r − 1) / 2C of the time, kept below 1%
+    (C ≥ 50 (r − 1)). Near n there are few sets (one at N = n), so the repetitions would test the same sets again
+    and a rate over them would not be a rate over sets. Returns ``(kept, skipped)``."""
     import math
 
-    kept = [int(n) for n in sizes if int(n) <= int(n_tasks) and math.comb(int(n_tasks), int(n)) >= int(repetitions)]
+    r = int(repetitions)
+    kept = [int(n) for n in sizes if int(n) <= int(n_tasks) and math.comb(int(n_tasks), int(n)) >= 50 * (r - 1)]
     return kept, [int(n) for n in sizes if int(n) not in kept]
+
+
+def total_usage_sizes(n_tasks: int, table1: Sequence[int], fig6: Sequence[int], fig5: Sequence[int], repetitions: int
+                      ) -> tuple[dict[str, list[int]], dict[str, list[int]]]:
+    """The sizes §3.6 can use on ``n_tasks`` tasks: Table 1's and Fig 6's with distinct sets (:func:`distinct_sizes`),
+    Fig 5's (one set each) up to ``n_tasks``. Returns ``(kept, skipped)``, each ``{"table1": …, "fig6": …, "fig5":
+    …}``; lacking a size for any of the three is insufficient data."""
+    asked = {"table1": table1, "fig6": fig6, "fig5": fig5}
+    kept = {"table1": distinct_sizes(n_tasks, table1, repetitions)[0], "fig6": distinct_sizes(n_tasks, fig6, repetitions)[0],
+            "fig5": [int(n) for n in fig5 if int(n) <= int(n_tasks)]}
+    skipped = {key: [int(n) for n in asked[key] if int(n) not in kept[key]] for key in asked}
+    if not all(kept.values()):
+        smallest = max(min(v) for v in (table1, fig6, fig5))
+        raise InsufficientData(f"{n_tasks} tasks with realizations, too few for distinct random sets of the sizes asked",
+                               f"enough tasks for N = {smallest}")
+    return kept, skipped
 
 
 def sample_sets(n_tasks: int, size: int, repetitions: int, rng: np.random.Generator) -> np.ndarray:

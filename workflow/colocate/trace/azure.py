@@ -385,6 +385,14 @@ def task_series(series: pl.LazyFrame, tasks: pl.DataFrame) -> pl.LazyFrame:
         (pl.col("max_cpu") / 100 * pl.col("cores").fill_null(1.0)).alias("inst"))
 
 
+def chosen_series(series: pl.LazyFrame, tasks: pl.DataFrame, chosen: pl.DataFrame, inst_as: str = "inst") -> pl.DataFrame:
+    """One bucket's :func:`task_series` of the ``chosen`` VMs only (their ``job_id``, ``task_index``), for drawing
+    their realizations a bucket at a time; ``inst`` renamed ``inst_as`` (a draw's own stream, e.g. Janus Table 1's)."""
+    keys = chosen.lazy().select("job_id", "task_index")
+    return (task_series(series, tasks).join(keys, on=["job_id", "task_index"], how="semi")
+            .rename({"inst": inst_as} if inst_as != "inst" else {}).collect())
+
+
 def long_vm_tasks(vms: pl.DataFrame, tasks: pl.DataFrame, min_readings: int) -> pl.DataFrame:
     """The VMs with at least ``min_readings`` readings as Janus §3.1's long tasks: ``job_id``, ``task_index``,
     ``n_records``, ``cores`` (:func:`vm_tasks`) and the moments of :func:`task_series`'s ``inst`` and ``avg`` in
