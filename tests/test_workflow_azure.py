@@ -238,13 +238,17 @@ def test_many_made_up_vms_run_every_azure_analysis_and_give_back_their_daily_sha
     write_config(work, trace={"source": "local", "path": str(root)}, packing={"instances": 2, "tasks_per_instance": 50},
                  realizations={"n_tasks": 150, "n_realizations": 200}, azure={"admission": {"mean_running": 40}})
     run = work / "results/local-trace_data"
-    snakemake(work, *(f"results/local-trace_data/{f}" for f in ("tables/cross_trace.csv", "azure/packing/results.parquet")))
+    snakemake(work, *(f"results/local-trace_data/{f}" for f in ("tables/cross_trace.csv", "azure/packing/results.parquet",
+                                                               "figures/azure_packing_fig8_m_vs_q.png")))
     comps = pl.read_parquet(run / "azure/periodicity/components.parquet")
     assert comps.height == 100
     share = comps["daily_significant"].mean()
     assert abs(share - 0.70) < 3 * (0.70 * 0.30 / 100) ** 0.5
     packing = pl.read_parquet(run / "azure/packing/results.parquet")
     assert {"GPA", "Cantelli", "perc"} <= set(packing["estimator"]) and packing["instance"].n_unique() == 2
+    # Janus Fig 8 on the VMs, drawn by Google's figure code, saying what inst is here
+    fig8 = run / "figures/azure_packing_fig8_m_vs_q.png"
+    assert insufficient.read_status(fig8) is None and fig8.stat().st_size > 20_000
     admission = pl.read_csv(run / "tables/azure_admission.csv")
     assert admission["eps"].to_list() == [0.005, 0.01, 0.02]
     assert admission.select(pl.col("p_over_with") <= pl.col("p_over_without") + 1e-12).to_series().all()

@@ -30,7 +30,8 @@ if AZURE:
                 f"{RESULTS}/figures/azure_periodic_packing.png",
                 f"{RESULTS}/tables/azure_admission.csv",
                 f"{RESULTS}/tables/azure_placement.csv",
-                *([f"{RESULTS}/tables/azure_packing_summary.csv"] if PACKING_ON else []),
+                *([f"{RESULTS}/tables/azure_packing_summary.csv", f"{RESULTS}/figures/azure_packing_fig8_m_vs_q.png"]
+                  if PACKING_ON else []),
                 f"{RESULTS}/tables/cross_trace.csv",
                 f"{RESULTS}/figures/cross_trace.png",
                 *(f"{RESULTS}/azure/not_applicable/{name}.csv" for name, *_ in _azure.NOT_APPLICABLE),
@@ -608,6 +609,35 @@ if AZURE:
             "../../environment.yml"
         script:
             "../scripts/azure_packing.py"
+
+    rule azure_packing_figures:
+        input:
+            table=f"{RESULTS}/azure/packing/results.parquet",
+        output:
+            **{
+                key: report(
+                    f"{RESULTS}/figures/azure_{name}.png",
+                    caption="../report/azure_packing.rst",
+                    category=AZ_CATEGORY,
+                )
+                for key, name in PACKING_FIGURES.items()
+            },
+        params:
+            note=f"Azure VMs: inst is each VM's 5-minute max (Azure records no instantaneous sample); "
+            f"a machine is a host of {AZ['placement']['host_cores']} cores",
+            code=code_digest("insufficient", "figures.packing", "scheduling.packing_grid"),
+        log:
+            f"{RESULTS}/logs/azure/packing_figures.log",
+        benchmark:
+            f"{RESULTS}/benchmarks/azure/packing_figures.tsv"
+        threads: 1
+        resources:
+            mem_mb=550,  # as packing_figures: peak 356 MB on Google's grid
+            runtime=10,
+        conda:
+            "../../environment.yml"
+        script:
+            "../scripts/packing_figures.py"
 
     rule azure_total_usage:
         input:

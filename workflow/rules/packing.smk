@@ -123,7 +123,8 @@ rule packing_figures:
             for key, name in PACKING_FIGURES.items()
         },
     params:
-        code=code_digest("insufficient", "figures/packing", "scheduling.packing_grid"),
+        note="",
+        code=code_digest("insufficient", "figures.packing", "scheduling.packing_grid"),
     log:
         f"{RESULTS}/logs/packing_figures.log",
     benchmark:

@@ -13,7 +13,9 @@ def main(inputs, outputs, params, log):
     for name, draw in figs.FIGURES.items():
         path = getattr(outputs, name)
         fig = draw(results)
-        fig.savefig(path)
+        if params.note:  # what the figure's words mean on another trace, below the figure (kept by the tight box)
+            fig.text(0.5, -0.01, params.note, ha="center", va="top", fontsize=7, color="0.3")
+        fig.savefig(path, **({"bbox_inches": "tight"} if params.note else {}))
         plt.close(fig)
         log.info("%s: %s", name, path)
 
