@@ -82,7 +82,7 @@ def fan_in(outputs: list[Path], copies: int, tmp: Path) -> tuple[float, int]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--shards", type=int, default=20, help="shards of each event table (a multiple of 10)")
-    ap.add_argument("--workdir", type=Path, default=None)
+    ap.add_argument("--workdir", type=Path, default=None, help="kept afterwards (default: a temporary one, removed)")
     args = ap.parse_args()
     wd = args.workdir or Path(tempfile.mkdtemp(prefix="map-batches-"))
     shutil.rmtree(wd, ignore_errors=True)
@@ -106,6 +106,8 @@ def main() -> None:
     print(f"projected to the full trace on 2 cores: maps {maps / 60:.1f} min and reducers {reduce / 60:.1f} min "
           f"saved, {(maps + reduce) / 60:.1f} min in all ({math.ceil(FULL_SHARDS / per_map)} batch jobs a table "
           f"instead of {FULL_SHARDS})")
+    if args.workdir is None:  # a directory of its own: nothing to keep
+        shutil.rmtree(wd)
 
 
 if __name__ == "__main__":

@@ -1,5 +1,5 @@
-"""Map a job_events shard, or a batch of consecutive shards, to job pieces: first SUBMIT/SCHEDULE, last terminal
-event (Beaumont §5.1)."""
+"""Map a job_events shard, or a batch of shards (mapreduce.shards_per_map), to job pieces: first SUBMIT/SCHEDULE,
+last terminal event (Beaumont §5.1)."""
 import polars as pl
 
 from colocate import io, rulescript, trace

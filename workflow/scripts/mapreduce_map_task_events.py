@@ -1,4 +1,4 @@
-"""Map a task_events shard, or a batch of consecutive shards, to task table pieces, bucketed by task."""
+"""Map a task_events shard, or a batch of shards (mapreduce.shards_per_map), to task table pieces, bucketed by task."""
 import polars as pl
 
 from colocate import io, rulescript, trace

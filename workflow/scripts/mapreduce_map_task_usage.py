@@ -1,5 +1,5 @@
-"""Map a task_usage shard, or a batch of consecutive shards, to bucketed records, job × window aggregates and
-sampled-window records."""
+"""Map a task_usage shard, or a batch of shards (mapreduce.shards_per_map), to bucketed records, job × window
+aggregates and sampled-window records."""
 import polars as pl
 
 from colocate import io, rulescript, trace

@@ -136,9 +136,7 @@ def realize(series: pl.DataFrame, chosen: pl.DataFrame, n_realizations: int, see
     stream = stream or column
     chosen = chosen.select(TASK_KEY).with_row_index("row")
     out = np.empty((chosen.height, n_realizations), dtype=np.float32)
-    series = series.select(*TASK_KEY, "start_time", pl.col(column).alias(stream))
-    for block in realize_buckets([series], chosen, n_realizations, seed, (stream,)):
-        out[block.rows] = block.draws[stream]
+    fill({stream: out}, [series.select(*TASK_KEY, "start_time", pl.col(column).alias(stream))], chosen, n_realizations, seed)
     return out
 
 
