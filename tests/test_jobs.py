@@ -381,7 +381,7 @@ def test_summary_rows_carry_items_units_counts_and_causes():
     alive = rows["Table 1: share of alive jobs (mean)"]
     assert alive["within"] is False and "dominant_alive_share" in alive["cause"]
     prod = rows["Table 3: median duration of production jobs (min)"]
-    assert (prod["unit"], prod["within"]) == ("min", False) and "short small production jobs" in prod["cause"]
+    assert (prod["unit"], prod["within"]) == ("min", False) and "small one-task jobs" in prod["cause"]
     assert rows["Table 3: production jobs running the whole trace"]["within"] and not rows["Table 3: production jobs running the whole trace"]["cause"]
     assert not rows["Table 3: median duration of gratis jobs (min)"]["cause"]
     # the cause follows the run: a share within tolerance names none

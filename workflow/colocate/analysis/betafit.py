@@ -193,16 +193,16 @@ _PAPER_ITEMS = {
 
 #: The measured cause of a K-S D outside its tolerance (issue 13): D varies with the set drawn.
 KS_CAUSE = ("D depends on the set drawn: over 30 random sets per size (each 500 observations of a slowly varying "
-            "total, lag-1 autocorrelation 0.76–0.83) the median D is 0.065 / 0.062 / 0.066 / 0.091 for 18 / 49 / 88 / 154 "
-            "tasks, p10–p90 0.044–0.095, which covers the paper's 0.084 / 0.055 / 0.051 but not its 0.048 "
-            "(bench/unuvar_sets.py; at 154 the capped sets share about half their tasks, so they vary less)")
+            "total, lag-1 autocorrelation 0.73–0.84) the median D is 0.067 / 0.053 / 0.073 / 0.086 for 18 / 49 / 88 / 154 "
+            "tasks, p10–p90 0.039–0.092, which covers the paper's 0.084 / 0.055 but not its 0.051 / 0.048 "
+            "(bench/unuvar_sets.py; at 88 and 154 the capped sets share many of their tasks, so they vary less)")
 #: The measured cause of Unuvar's thinner tail above 0.8 (README, "Where the synthetic trace differs").
-UNUVAR_CAUSE = ("the aggregates are §IV-D's random sets of long tasks over 29 days, at most 1 / 2 / 4 / 7 tasks per job "
+UNUVAR_CAUSE = ("the aggregates are §IV-D's random sets of long tasks over 29 days, at most 1 / 2 / 3 / 7 tasks per job "
                 "(the default scale's ~600 long-running jobs are fewer than the real trace's). Over 30 sets per size "
-                "the mean (0.46–0.51) and skewness (0.5–0.8) match the paper's, but the std is 0.118–0.134, not "
-                "0.14–0.169. The Beta tail above 0.8 turns that 10–30% into a 3–6× smaller estimate (median "
-                "0.002–0.009), and a sharper peak at the 90% normalisation leaves 1.0–2.6% of observations above 0.8, "
-                "not 4.2–6.6% (bench/unuvar_sets.py; README)")
+                "the mean (0.45–0.55) and skewness (0.4–0.65) match the paper's, but the std is 0.123–0.135, not "
+                "0.14–0.169, and the peak at the 90% normalisation is sharper: 1.7–4.0% of observations above 0.8 "
+                "(medians), not 4.2–6.6%, and a Beta estimate of 0.004–0.009 for 18, 49 and 154 tasks against "
+                "0.011–0.031 (bench/unuvar_sets.py; README)")
 
 
 _EXPLAINED = ("std", "alpha", "beta", "actual", "estimated")

@@ -505,8 +505,8 @@ PAPER_TABLE_VIII = {0.005: ("0.012", "0.044", "10.83%"), 0.01: ("0.018", "0.044"
 
 #: The measured causes of Table VIII's rows outside their tolerance, by (source, estimator) (README, "Where the
 #: synthetic trace differs"). P(U > 0.8) without the controller does not depend on the estimator.
-_TRACE_WITHOUT = ("a thinner tail above 0.8 at §IV-C's 90% normalisation: 7 sets of 154 tasks give 0.023–0.025, as "
-                  "Fig 8's sets leave 1.0–2.6% of observations above 0.8 against the paper's 4.2–6.6% (Table VII rows; "
+_TRACE_WITHOUT = ("a thinner tail above 0.8 at §IV-C's 90% normalisation: 7 sets of 154 tasks give 0.014–0.018, as "
+                  "Table VII's sets leave 1.7–4.0% of observations above 0.8 against the paper's 4.2–6.6% (Table VII rows; "
                   "README)")
 _REALIZATIONS_WITHOUT = ("a narrower total: each of 7 streams gives 0.021–0.036 (mean 0.028), below the paper's 0.044, as "
                          "usage is drawn independently per step (README)")
@@ -515,21 +515,21 @@ CAUSES = {
     ("trace", "measured"): {
         "rejection": ("the controller's σ is the measured utilisation's over the day before each arrival (the paper "
                       "does not state its window; its Fig 8 example uses the whole trace's): over 7 sets it rejects "
-                      "14.7–16.9 / 11.6–14.0 / 8.9–11.4% for ε = 0.005 / 0.01 / 0.02; over 3 hours 3.5 / 2.6 / 1.9%, "
+                      "12.5–14.8 / 11.0–12.3 / 7.6–9.9% for ε = 0.005 / 0.01 / 0.02; over 3 hours 3.1 / 2.6 / 1.7%, "
                       "the paper's values between the two (README)"),
         "p_over_with": ("a day's σ holds the daily swing on top of the current level, so the Beta tail is wide and "
-                        "the controller refuses well before U* is reached: P(U > 0.8) with it is 0.0002–0.0018 over 7 sets, "
-                        "1–7% of the 0.023–0.025 without it (the paper's run kept 27–86% of its 0.044); over 3 hours "
-                        "0.011 / 0.013 / 0.016 (README)"),
+                        "the controller refuses well before U* is reached: P(U > 0.8) with it is 0.0011–0.0054 over 7 sets, "
+                        "10–27% on average of the 0.016 without it (the paper's run kept 27–86% of its 0.044); over 3 "
+                        "hours 0.011 / 0.013 / 0.014 (README)"),
         "p_over_without": _TRACE_WITHOUT,
     },
     # on the trace's sets, summing the running tasks' own moments
     ("trace", "independent"): {
         "rejection": ("the controller's Var U is Σσᵢ² of the running tasks' own variances, but on the trace's sets U "
                       "follows the jobs' shared daily load, which that estimate does not see: its Beta tail seldom "
-                      "exceeds ε, and 7 sets of 154 tasks (at most 7 per job) reject 0.7–1.3% (README)"),
-        "p_over_with": ("the controller seldom acts (0.7–1.3% rejected over 7 sets), so P(U > 0.8) with it stays near "
-                        "the 0.023–0.025 without it; the paper's controller rejected 4–11%"),
+                      "exceeds ε, and 7 sets of 154 tasks (at most 7 per job) reject 0.2–0.7% (README)"),
+        "p_over_with": ("the controller seldom acts (0.2–0.7% rejected over 7 sets), so P(U > 0.8) with it stays near "
+                        "the 0.014–0.018 without it; the paper's controller rejected 4–11%"),
         "p_over_without": _TRACE_WITHOUT,
     },
     # on independent realizations (source realizations)

@@ -318,8 +318,8 @@ CAUSE_Q_TAILS = (
     "synthetic model, two measured sources: the top 2% of tasks by mean (σ ≈ 0.11, 27% of the inst variance) each "
     "dominate a machine, leaving a ≈ 3σ margin (a quarter of the machines, 44–78% of q); and spiky tasks' far tail, "
     "P(X > μ + 3σ) = 1.4% against 0.13% for a Gaussian. Excluding the first or trimming the second cuts q 2.4–20×. "
-    "Not R: R = 10,000 gives the same q. q also varies 2–3× with the trace seed (Cantelli 1: 5.5e-4 to 1.2e-3 over "
-    "three seeds). Capping task means at 0.2 (synthetic.task_cpu_max, 0.5) cuts q 2–8× on two seeds, but lowers "
+    "Not R: R = 10,000 gives the same q. q also varies up to 2.8× with the trace seed (Cantelli 1: 4.3e-4 to 1.2e-3 "
+    "over three seeds). Capping task means at 0.2 (synthetic.task_cpu_max, 0.5) cuts q 2–8× on two seeds, but lowers "
     "Janus Table 1's A-D rates at N = 30 / 50 by 0.11–0.18, and the real sample window has 1.8% of its records "
     "above 0.2 (the model 0.07%): the cap would fit the paper's q, not the trace"
 )

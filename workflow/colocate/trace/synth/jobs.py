@@ -228,10 +228,14 @@ def large_tasks(p: SynthParams, jobs: Jobs, rng: np.random.Generator) -> np.ndar
     return n_for(0.5 * (lo + hi))
 
 
-def task_means(p: SynthParams, cpu_total: np.ndarray, n_tasks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """Task means μ_i: a job's total split over its tasks with mean-1 log-normal weights (Beaumont §4.3)."""
+def task_means(p: SynthParams, cpu_total: np.ndarray, n_tasks: np.ndarray, rng: np.random.Generator,
+               cls: np.ndarray | None = None) -> np.ndarray:
+    """Task means μ_i: a job's total split over its tasks with mean-1 log-normal weights (Beaumont §4.3), of log-sd
+    ``production_task_balance_sigma`` in production jobs (``cls``: the jobs' classes) and ``task_balance_sigma``
+    in the rest."""
     owner, _ = _segments(n_tasks)
-    w = _mean1_lognormal(rng, p.task_balance_sigma, owner.size)
+    production = np.zeros(owner.size, dtype=bool) if cls is None else cls[owner] == CLASS_NAMES.index("production")
+    w = _mean1_lognormal(rng, np.where(production, p.production_task_balance_sigma, p.task_balance_sigma), owner.size)
     w = w / _group_mean(owner, w, n_tasks.size)[owner]
     return np.minimum(cpu_total[owner] / n_tasks[owner] * w, p.task_cpu_max)
 
@@ -351,7 +355,7 @@ def _large_population(p: SynthParams, rng: np.random.Generator) -> tuple[_Popula
     lj = sample_large_jobs(p, rng)
     lj["n_tasks"] = large_tasks(p, lj, rng)
     owner, _ = _segments(lj["n_tasks"])
-    mu = task_means(p, lj["cpu_total"], lj["n_tasks"], rng)
+    mu = task_means(p, lj["cpu_total"], lj["n_tasks"], rng, lj["class"])
     a, b = task_lifetimes(p, lj["start_us"], lj["end_us"], owner, rng)
     k0, k1 = window_span(a, b)
     nrec = k1 - k0 + 1

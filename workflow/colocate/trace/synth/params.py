@@ -449,6 +449,14 @@ class SynthParams:
         "task CPU stays below 2 in 80% of windows; 0.15 alone gives a ratio of 1.5).",
         number(0, 5),
     )
+    production_task_balance_sigma: float = _f(
+        0.27,
+        "Log-sd of task means within a large production job. Production tasks follow their job's patterns and "
+        "common noise, so unlike other classes' tasks their own noise barely spreads them: this alone sets how "
+        "many production jobs keep an interdecile ratio of task CPU below 2 (Beaumont Fig 5: 52%; 0.15 gives 86% and "
+        "0.35 gives 32% at the default scale).",
+        number(0, 5),
+    )
     avg_floor_share: float = _f(
         0.05,
         "Smallest 5-minute average (CPU rate) of a running large task, as a share of its mean: the per-task reshaping "
