@@ -10,6 +10,12 @@ warnings.filterwarnings("ignore", message=r"coroutine 'InputFiles\._predicated_s
 
 min_version("9.0")
 
+# A job uses the threads its rule declares: Snakemake sets OMP_NUM_THREADS (BLAS, OpenMP) to them for every
+# script, notebook and shell command; polars sizes its pool once, at import, from POLARS_MAX_THREADS, so without
+# this a one-thread job ran every core's worth of polars threads and `--cores N` oversubscribed N-fold.
+# A POLARS_MAX_THREADS already set in the environment wins.
+shell.prefix("set -euo pipefail; export POLARS_MAX_THREADS=${{POLARS_MAX_THREADS:-$OMP_NUM_THREADS}}; ")
+
 
 configfile: "config.yaml"
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import shutil
 from pathlib import Path
@@ -33,6 +34,20 @@ def test_full_dag_produces_the_outputs(tiny_run):
     assert '"output_type"' in nb  # the executed copy has outputs
     manifest = (synthetic_trace(tiny_run) / "SHA256SUM").read_text().splitlines()
     assert len(manifest) == 3 + 2 + 1 + 1  # tiny: task_usage 3, task_events 2, job_events 1, machine_events 1
+
+
+def test_each_job_runs_the_polars_threads_its_rule_declares(tiny_run):
+    """At --cores 2 a one-thread reducer or map runs one polars thread and the two-thread dominant_jobs two: the
+    Snakefile's shell prefix passes Snakemake's OMP_NUM_THREADS on as POLARS_MAX_THREADS (before, every job ran one
+    polars thread per core)."""
+    if "POLARS_MAX_THREADS" in os.environ:
+        pytest.skip("POLARS_MAX_THREADS is set in the environment, and it wins")
+    logs = tiny_run / "results/synthetic-tiny/logs"
+    one_thread = sorted((logs / "reduce_bucket").glob("*.log")) + sorted((logs / "map_task_usage").glob("*.log"))
+    assert len(one_thread) >= 5
+    for path in one_thread:
+        assert "threads 1, polars pool 1" in path.read_text(), path.name
+    assert "threads 2, polars pool 2" in (logs / "jobs/dominant_jobs.log").read_text()
 
 
 def test_every_executed_notebook_shows_its_figures_inline(tiny_run):

@@ -24,7 +24,8 @@ rule map_task_events:
         f"{RESULTS}/logs/map_task_events/{{stem}}.log",
     benchmark:
         f"{RESULTS}/benchmarks/map_task_events/{{stem}}.tsv"
-    threads: 2
+    # one thread: gunzip and the CSV parse are mostly serial, so two one-thread maps beat one of two threads
+    threads: 1
     resources:
         # peak 178 MB (3.0 MB in) / 313 MB (10.8 MB in) on the default run / the paper-scale slice (bench/memory.py);
         # 511 MB for a batch of 10 real shards of 0.9-4.1 MB (bench/map_batches.py)
@@ -55,7 +56,8 @@ rule map_task_usage:
         f"{RESULTS}/logs/map_task_usage/{{stem}}.log",
     benchmark:
         f"{RESULTS}/benchmarks/map_task_usage/{{stem}}.tsv"
-    threads: 2
+    # one thread: 8 real-size shards take 16.2-16.3 s two at a time, 19.0-19.3 s one at a time with two threads
+    threads: 1
     resources:
         # peak 311 MB (27.7 MB in) / 569 MB (111 MB in; a real shard is ~90 MB) on the default run / the paper-scale slice
         # (bench/memory.py); 1,221 MB for a batch of the 2-shard slice's two shards (111 + 103 MB; the map script run
