@@ -59,7 +59,7 @@ def run(main: Callable[..., Any], job: Any, analysis: str | None = None) -> None
         os.environ["MPLBACKEND"] = "Agg"
     log = logs.to_file(job.log[0])
     if "polars" in sys.modules:  # the Snakefile's shell prefix sizes it to the job's threads
-        log.info("threads %s, polars pool %d", job.threads, sys.modules["polars"].thread_pool_size())
+        log.info("threads %s, polars pool %d", getattr(job, "threads", "?"), sys.modules["polars"].thread_pool_size())
     extra = {"threads": job.threads} if "threads" in inspect.signature(main).parameters else {}
 
     def body() -> None:

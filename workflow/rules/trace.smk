@@ -19,6 +19,8 @@ if SOURCE == "synthetic":
             f"{TRACE_ROOT}/logs/synthesize_trace.log",
         benchmark:
             f"{TRACE_ROOT}/logs/synthesize_trace.tsv"
+        # on the critical path to the trace's analyses: before jobs that need no trace (README, 'Paper scale')
+        priority: 40
         threads: 2
         resources:
             mem_mb=synthesize_mem_mb(),
