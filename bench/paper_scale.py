@@ -510,7 +510,7 @@ def report(wd: Path, args, rules: dict[str, Rule], deps: dict[str, set[str]], re
                    f"opens costs it " + ", ".join(f"{1000 * c:.2f} ms ({t}, {more[t]} more on the full trace)"
                                                   for t, c in per_file.items())
                    + f": {full.mean + extra:.1f} s a bucket on the full trace.\n")
-    # core-seconds: a job holds its threads' cores for its wall time (the maps declare 2, so they run one at a time)
+    # core-seconds: a job holds its threads' cores for its wall time (as many as its rule declares)
     work = sum(n * s * rules[name].threads for name, (n, s, _) in proj.items())
     mapreduce = sum(n * s * rules[name].threads for name, (n, s, _) in proj.items()
                     if rules[name].kind == "shard" or name == "reduce_bucket")

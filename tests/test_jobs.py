@@ -298,7 +298,8 @@ def test_job_mean_cpu_recovers_the_models_job_sizes(synthetic):
 @pytest.mark.parametrize(("common", "low", "high"), [(1.0, 1.2, 2.2), (0.0, 4.0, 32.0)])
 def test_balance_follows_the_models_common_fluctuation(common, low, high):
     """Beaumont §4.3: with job_common_fluctuation = 1 a job's tasks move together and the per-window
-    interdecile ratio of task CPU is set by the spread of task means (task_balance_sigma 0.15: 1.5) and
+    interdecile ratio of task CPU is set by the spread of task means (task_balance_sigma 0.15: 1.5; production
+    jobs' production_task_balance_sigma 0.27: 2.0) and
     the remaining per-record noise; with independent tasks each task's own CV (Janus's lines, ~0.6-1.2
     for these small tasks) spreads them far wider. Median over windows of large jobs with >= 5 tasks.
 

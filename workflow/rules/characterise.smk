@@ -164,6 +164,8 @@ rule janus_time_invariance:
         f"{RESULTS}/logs/characterise/janus_time_invariance.log",
     benchmark:
         f"{RESULTS}/benchmarks/characterise/janus_time_invariance.tsv"
+    # a long job: started before the short ones, which then fill the cores at the end (README, 'Paper scale')
+    priority: 20
     threads: 1
     resources:
         # peak 346 MB on the default run; too few days for it in the paper-scale slice (bench/memory.py)

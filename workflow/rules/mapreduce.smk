@@ -60,7 +60,7 @@ rule map_task_usage:
         f"{RESULTS}/benchmarks/map_task_usage/{{stem}}.tsv"
     # on the critical path to the trace's analyses: before jobs that need no trace (README, 'Paper scale')
     priority: 30
-    # one thread: 8 real-size shards take 16.2-16.3 s two at a time, 19.0-19.3 s one at a time with two threads
+    # one thread: 8 real-size shards take 16.2-16.6 s two at a time, 19.0-19.3 s one at a time with two threads
     threads: 1
     resources:
         # peak 311 MB (27.7 MB in) / 569 MB (111 MB in; a real shard is ~90 MB) on the default run / the paper-scale slice

@@ -43,6 +43,8 @@ rule download_manifest:
         "resources/trace/google/logs/download/SHA256SUM.log",
     benchmark:
         "resources/trace/google/logs/download/SHA256SUM.tsv"
+    # on the critical path to the trace's analyses: before jobs that need no trace (README, 'Paper scale')
+    priority: 40
     threads: 1
     resources:
         mem_mb=200,
@@ -70,6 +72,8 @@ rule download_trace:
         "resources/trace/google/logs/download/{table}/{stem}.log",
     benchmark:
         "resources/trace/google/logs/download/{table}/{stem}.tsv"
+    # on the critical path to the trace's analyses: before jobs that need no trace (README, 'Paper scale')
+    priority: 40
     threads: 1
     resources:
         mem_mb=300,
@@ -95,6 +99,8 @@ rule verify_local_trace:
         f"{RESULTS}/logs/verify_local_trace.log",
     benchmark:
         f"{RESULTS}/benchmarks/verify_local_trace.tsv"
+    # on the critical path to the trace's analyses: before jobs that need no trace (README, 'Paper scale')
+    priority: 40
     threads: 1
     resources:
         mem_mb=300,

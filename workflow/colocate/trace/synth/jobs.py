@@ -229,12 +229,12 @@ def large_tasks(p: SynthParams, jobs: Jobs, rng: np.random.Generator) -> np.ndar
 
 
 def task_means(p: SynthParams, cpu_total: np.ndarray, n_tasks: np.ndarray, rng: np.random.Generator,
-               cls: np.ndarray | None = None) -> np.ndarray:
+               cls: np.ndarray) -> np.ndarray:
     """Task means μ_i: a job's total split over its tasks with mean-1 log-normal weights (Beaumont §4.3), of log-sd
     ``production_task_balance_sigma`` in production jobs (``cls``: the jobs' classes) and ``task_balance_sigma``
     in the rest."""
     owner, _ = _segments(n_tasks)
-    production = np.zeros(owner.size, dtype=bool) if cls is None else cls[owner] == CLASS_NAMES.index("production")
+    production = cls[owner] == CLASS_NAMES.index("production")
     w = _mean1_lognormal(rng, np.where(production, p.production_task_balance_sigma, p.task_balance_sigma), owner.size)
     w = w / _group_mean(owner, w, n_tasks.size)[owner]
     return np.minimum(cpu_total[owner] / n_tasks[owner] * w, p.task_cpu_max)

@@ -445,8 +445,8 @@ class SynthParams:
     )
     task_balance_sigma: float = _f(
         0.15,
-        "Log-sd of task means within a job (Beaumont §4.3, Fig 5: for about half the jobs the interdecile ratio of "
-        "task CPU stays below 2 in 80% of windows; 0.15 alone gives a ratio of 1.5).",
+        "Log-sd of task means within a job other than a large production job (Beaumont §4.3, Fig 5: for about half "
+        "the jobs the interdecile ratio of task CPU stays below 2 in 80% of windows; 0.15 alone gives a ratio of 1.5).",
         number(0, 5),
     )
     production_task_balance_sigma: float = _f(
@@ -502,8 +502,9 @@ class SynthParams:
         number(1e-3, 1),
     )
     small_job_tasks_mean: float = _f(
-        1.5, "Mean tasks per small job (1 + Poisson); 'many small jobs with 1-few tasks'.",
-        number(1, 1000),
+        1.5, "Mean tasks per small job (1 + Poisson); 'many small jobs with 1-few tasks'. Fewer tasks a job make more "
+        "small jobs for the same short tasks, and fewer of them join D with two unlike tasks.",
+        number(1, 1000), scaled=True,
     )
     small_task_cpu_sigma: float = _f(
         0.5, "Log-sd of small tasks' mean CPU (no small task rivals a large job).",
