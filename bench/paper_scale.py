@@ -358,7 +358,7 @@ def quiet_map_seconds(wd: Path, results: str) -> float:
         bench_dir = wd / results / "benchmarks" / "map_task_usage"
         saved = wd / "map-in-run"
         shutil.copytree(bench_dir, saved, dirs_exist_ok=True)
-        cores = str(os.cpu_count() or 1)
+        cores = str(len(os.sched_getaffinity(0)))
         snakemake(wd, "--cores", cores, "--set-threads", f"map_task_usage={cores}", "--forcerun", "map_task_usage",
                   "--until", "map_task_usage", log=wd / "paper_scale_map.log")
         shutil.copytree(bench_dir, quiet)

@@ -164,8 +164,7 @@ rule janus_time_invariance:
         f"{RESULTS}/logs/characterise/janus_time_invariance.log",
     benchmark:
         f"{RESULTS}/benchmarks/characterise/janus_time_invariance.tsv"
-    # a long job: started before the short ones, which then fill the cores at the end (README, 'Paper scale')
-    priority: 20
+    priority: PRIORITY_LONG_JOB
     threads: 1
     resources:
         # peak 346 MB on the default run; too few days for it in the paper-scale slice (bench/memory.py)
@@ -242,8 +241,7 @@ rule janus_elbow:
         f"{RESULTS}/logs/characterise/janus_elbow.log",
     benchmark:
         f"{RESULTS}/benchmarks/characterise/janus_elbow.tsv"
-    # a long job: started before the short ones, which then fill the cores at the end (README, 'Paper scale')
-    priority: 20
+    priority: PRIORITY_LONG_JOB
     threads: 1
     resources:
         # peak 301 MB (0.4 MB in) / 472 MB (3.0 MB in) on the default run / the paper-scale slice (bench/memory.py)
@@ -293,8 +291,7 @@ rule janus_total_usage:
         f"{RESULTS}/logs/characterise/janus_total_usage.log",
     benchmark:
         f"{RESULTS}/benchmarks/characterise/janus_total_usage.tsv"
-    # a long job: started before the short ones, which then fill the cores at the end (README, 'Paper scale')
-    priority: 20
+    priority: PRIORITY_LONG_JOB
     threads: 1
     resources:
         # the N × R matrix (memory-mapped, or drawn again with Table 1's R as float32), the chosen tasks'
@@ -506,8 +503,7 @@ rule unuvar_sweep:
         f"{RESULTS}/logs/characterise/unuvar_sweep.log",
     benchmark:
         f"{RESULTS}/benchmarks/characterise/unuvar_sweep.tsv"
-    # a long job: started before the short ones, which then fill the cores at the end (README, 'Paper scale')
-    priority: 20
+    priority: PRIORITY_LONG_JOB
     threads: 1
     resources:
         # peak 419 MB (76 MB in) / 3.7 GB on the default run / the paper-scale slice, where its anonymous peak is 702 MB

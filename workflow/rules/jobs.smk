@@ -37,8 +37,7 @@ rule map_job_events:
         f"{RESULTS}/logs/map_job_events/{{stem}}.log",
     benchmark:
         f"{RESULTS}/benchmarks/map_job_events/{{stem}}.tsv"
-    # on the critical path to the trace's analyses: before jobs that need no trace (README, 'Paper scale')
-    priority: 30
+    priority: PRIORITY_CRITICAL_PATH
     threads: 1
     resources:
         # peak 165 MB (7.0 MB in) / 164 MB (9.9 MB in) on the default run / the paper-scale slice (bench/memory.py)

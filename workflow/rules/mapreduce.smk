@@ -24,8 +24,7 @@ rule map_task_events:
         f"{RESULTS}/logs/map_task_events/{{stem}}.log",
     benchmark:
         f"{RESULTS}/benchmarks/map_task_events/{{stem}}.tsv"
-    # on the critical path to the trace's analyses: before jobs that need no trace (README, 'Paper scale')
-    priority: 30
+    priority: PRIORITY_CRITICAL_PATH
     # one thread: gunzip and the CSV parse are mostly serial, so two one-thread maps beat one of two threads
     threads: 1
     resources:
@@ -58,8 +57,7 @@ rule map_task_usage:
         f"{RESULTS}/logs/map_task_usage/{{stem}}.log",
     benchmark:
         f"{RESULTS}/benchmarks/map_task_usage/{{stem}}.tsv"
-    # on the critical path to the trace's analyses: before jobs that need no trace (README, 'Paper scale')
-    priority: 30
+    priority: PRIORITY_CRITICAL_PATH
     # one thread: 8 real-size shards take 16.2-16.6 s two at a time, 19.0-19.3 s one at a time with two threads
     threads: 1
     resources:
@@ -93,8 +91,7 @@ rule reduce_bucket:
         f"{RESULTS}/logs/reduce_bucket/{{bucket}}.log",
     benchmark:
         f"{RESULTS}/benchmarks/reduce_bucket/{{bucket}}.tsv"
-    # on the critical path to the trace's analyses: before jobs that need no trace (README, 'Paper scale')
-    priority: 30
+    priority: PRIORITY_CRITICAL_PATH
     threads: 1
     resources:
         # ~1/B of every map output; fitted to the peaks at the default run's 4.9 MB a bucket (252 MB) and at the
@@ -125,8 +122,7 @@ rule collect_tasks:
         f"{RESULTS}/logs/collect_tasks.log",
     benchmark:
         f"{RESULTS}/benchmarks/collect_tasks.tsv"
-    # on the critical path to the trace's analyses: before jobs that need no trace (README, 'Paper scale')
-    priority: 30
+    priority: PRIORITY_CRITICAL_PATH
     threads: 1
     resources:
         # io.write_sorted: one pass of at most 4 M task rows (~200 B each with its sorted copy) plus the job IDs

@@ -69,8 +69,7 @@ rule packing_setting:
         f"{RESULTS}/logs/packing_setting/{PACKING_SPACE.wildcard_pattern}.log",
     benchmark:
         f"{RESULTS}/benchmarks/packing_setting/{PACKING_SPACE.wildcard_pattern}.tsv"
-    # a long job: started before the short ones, which then fill the cores at the end (README, 'Paper scale')
-    priority: 20
+    priority: PRIORITY_LONG_JOB
     threads: 1
     resources:
         # one instance of inst and avg in memory, plus its percentiles and machine totals. Peak 334 MB (default

@@ -23,8 +23,7 @@ rule sample_realizations:
         f"{RESULTS}/logs/sample_realizations.log",
     benchmark:
         f"{RESULTS}/benchmarks/sample_realizations.tsv"
-    # on the critical path to the trace's analyses: before jobs that need no trace (README, 'Paper scale')
-    priority: 30
+    priority: PRIORITY_CRITICAL_PATH
     threads: 1
     resources:
         mem_mb=sample_realizations_mem_mb,

@@ -19,8 +19,7 @@ if SOURCE == "synthetic":
             f"{TRACE_ROOT}/logs/synthesize_trace.log",
         benchmark:
             f"{TRACE_ROOT}/logs/synthesize_trace.tsv"
-        # on the critical path to the trace's analyses: before jobs that need no trace (README, 'Paper scale')
-        priority: 40
+        priority: PRIORITY_TRACE
         threads: 2
         resources:
             mem_mb=synthesize_mem_mb(),
@@ -43,8 +42,7 @@ rule download_manifest:
         "resources/trace/google/logs/download/SHA256SUM.log",
     benchmark:
         "resources/trace/google/logs/download/SHA256SUM.tsv"
-    # on the critical path to the trace's analyses: before jobs that need no trace (README, 'Paper scale')
-    priority: 40
+    priority: PRIORITY_TRACE
     threads: 1
     resources:
         mem_mb=200,
@@ -72,8 +70,7 @@ rule download_trace:
         "resources/trace/google/logs/download/{table}/{stem}.log",
     benchmark:
         "resources/trace/google/logs/download/{table}/{stem}.tsv"
-    # on the critical path to the trace's analyses: before jobs that need no trace (README, 'Paper scale')
-    priority: 40
+    priority: PRIORITY_TRACE
     threads: 1
     resources:
         mem_mb=300,
@@ -99,8 +96,7 @@ rule verify_local_trace:
         f"{RESULTS}/logs/verify_local_trace.log",
     benchmark:
         f"{RESULTS}/benchmarks/verify_local_trace.tsv"
-    # on the critical path to the trace's analyses: before jobs that need no trace (README, 'Paper scale')
-    priority: 40
+    priority: PRIORITY_TRACE
     threads: 1
     resources:
         mem_mb=300,
