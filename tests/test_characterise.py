@@ -293,6 +293,12 @@ def test_elbow_inertia_decreases_with_k():
     assert np.all(np.diff(inertia) <= 1e-9)
     assert inertia[2] < 0.2 * inertia[1]  # the elbow sits at the true k = 3
     assert e["inertia_per_task"][0] == pytest.approx(inertia[0] / 60)
+    # clustered as a sparse matrix: the same inertia as scikit-learn's k-means on the dense histograms
+    from sklearn.cluster import KMeans
+
+    dense = [KMeans(n_clusters=k, n_init=4, random_state=0).fit(hist.astype(np.float64)[np.sort(np.random.default_rng(0).choice(
+        hist.shape[0], 60, replace=False))]).inertia_ for k in range(1, 7)]
+    assert inertia == pytest.approx(dense, rel=1e-9)
 
 
 def test_kmeans_bad_input_names_the_parameter():
@@ -352,6 +358,28 @@ def test_skewed_sums_fail_anderson_darling():
     x = (rng.random((100, 2000)) < 0.05).astype(np.float32)
     s = ch.total_usage_samples(x, np.full(100, 0.05), np.full(100, math.sqrt(0.05 * 0.95)), [10], 50, rng)
     assert ch.normality_table(s)["ad_rejection"][0] == 1.0
+
+
+def test_total_usage_sets_are_nested_uniform_and_summed_exactly():
+    """Each repetition's S_j of a smaller N is the start of its S_j of a larger N, and every S_j is a uniform
+    sample: with μ_i = 2^i the Gaussian mean μ_j names the set, whose brute-force sum gives the same percentiles.
+    4,000 repetitions of N = 5 out of 20: each task is drawn with probability 1/4, binomial sd 27; accept ±5 sd."""
+    n, reps, R = 20, 4000, 64
+    x = np.random.default_rng(5).integers(0, 50, (n, R)).astype(np.float32)  # integer sums: exact in float32
+    mu = 2.0 ** np.arange(n)
+    s = ch.total_usage_samples(x, mu, np.ones(n), [12, 5], reps, np.random.default_rng(9), percentiles=(50, 95))
+    assert s["N"].to_list() == [5] * reps + [12] * reps and s["rep"].to_list() == list(range(reps)) * 2
+
+    def members(mu_j):
+        return {i for i in range(n) if int(mu_j) >> i & 1}
+
+    small, large = ([members(v) for v in s.filter(pl.col("N") == k)["mu_j"]] for k in (5, 12))
+    assert all(len(a) == 5 and len(b) == 12 and a < b for a, b in zip(small, large))
+    for row, tasks in list(zip(s.filter(pl.col("N") == 12).iter_rows(named=True), large))[:50]:
+        total = x[sorted(tasks)].astype(np.float64).sum(axis=0)
+        assert row["empirical_p95"] == np.percentile(total, 95) and row["empirical_p50"] == np.median(total)
+    counts = np.bincount([i for a in small for i in a], minlength=n)
+    assert np.abs(counts - reps / 4).max() < 5 * np.sqrt(reps * 0.25 * 0.75), counts
 
 
 def test_sample_chunking_does_not_change_the_numbers():
