@@ -375,8 +375,8 @@ def test_total_usage_sets_are_nested_uniform_and_summed_exactly():
 
     small, large = ([members(v) for v in s.filter(pl.col("N") == k)["mu_j"]] for k in (5, 12))
     assert all(len(a) == 5 and len(b) == 12 and a < b for a, b in zip(small, large))
-    for row, tasks in list(zip(s.filter(pl.col("N") == 12).iter_rows(named=True), large))[:50]:
-        total = x[sorted(tasks)].astype(np.float64).sum(axis=0)
+    for row, chosen in list(zip(s.filter(pl.col("N") == 12).iter_rows(named=True), large))[:50]:
+        total = x[sorted(chosen)].astype(np.float64).sum(axis=0)
         assert row["empirical_p95"] == np.percentile(total, 95) and row["empirical_p50"] == np.median(total)
     counts = np.bincount([i for a in small for i in a], minlength=n)
     assert np.abs(counts - reps / 4).max() < 5 * np.sqrt(reps * 0.25 * 0.75), counts
