@@ -353,3 +353,22 @@ def test_bad_sizes_fail_the_job_naming_the_parameter(tiny_run, tmp_path):
     assert not (work / "results/synthetic-tiny/tables/janus_s34_time_invariance.csv").exists()
     status = insufficient.read_status(work / "results/synthetic-tiny/characterise/task_clusters.parquet")
     assert status is not None and "k=100000 is larger than the number of tasks" in status.reason
+
+
+def test_table1_draws_bench_measures_the_spread_of_the_rates(tiny_run):
+    """bench/table1_draws.py (the evidence behind Table 1's cause) on a finished run: one line per N with each
+    draw's rate in [0, 1], and mean, min and max that order as they must."""
+    import subprocess
+    import sys
+
+    run = tiny_run / "results/synthetic-tiny"
+    out = subprocess.run([sys.executable, str(REPO / "bench/table1_draws.py"), str(run), "--draws", "3",
+                          "--repetitions", "30", "--realizations", "300", "--sizes", "5", "10", "--seed", str(SEED)],
+                         capture_output=True, text=True, check=True).stdout
+    assert out.count("  draw ") == 3
+    table = [line.split() for line in out.splitlines() if line.split()[:1] in (["5"], ["10"])]
+    assert [int(r[0]) for r in table] == [5, 10]
+    for _, mean, lo, hi, _paper in table:
+        assert 0 <= float(lo) <= float(mean) <= float(hi) <= 1
+    bad = subprocess.run([sys.executable, str(REPO / "bench/table1_draws.py"), str(tiny_run)], capture_output=True, text=True)
+    assert bad.returncode != 0 and "not a finished run" in bad.stderr

@@ -56,6 +56,12 @@ PAPER_TABLE1 = {
     250: ("0.183", "6.85"),
     500: ("0.087", "13.69"),
 }
+#: The measured cause of a Table 1 rate outside its tolerance at the paper's R (issue 13): the rate varies with the
+#: sets drawn (bench/table1_draws.py results/synthetic-default, 8 independent draws of 1,000 samples per N).
+TABLE1_DRAW_CAUSE = ("the rate depends on the sets drawn: over 8 independent draws of 1,000 samples per N on the same "
+                     "tasks and R = 10,000 realizations, N = 500's rate is 0.094–0.133 (mean 0.116, 7 of 8 within "
+                     "×1.5 of the paper's 0.087) and N = 250's 0.211–0.241 (bench/table1_draws.py); this run's draw "
+                     "is the highest of them")
 KINDS = ("inst", "avg")
 WINDOW_KS_SCHEMA = {"task": pl.Int64, "n_windows": pl.Int64, "window_1": pl.Int64, "window_2": pl.Int64,
                     "statistic": pl.Float64, "pvalue": pl.Float64}
@@ -730,15 +736,17 @@ def janus_summary(
         out.append((f"§3.4: K-S rejects time invariance, Δ = {r['delta']}", "≈ 30%", f"{r['share']:.1%}",
                     f"95% CI [{r['ci_lo']:.1%}, {r['ci_hi']:.1%}], {r['n_tasks']} tasks{clustered}", spec))
     out += cluster_rows(shares)
-    out += total_usage_rows(table1, fig6, n_realizations)
+    out += total_usage_rows(table1, fig6, n_realizations, draw_cause=TABLE1_DRAW_CAUSE)
     return out
 
 
-def total_usage_rows(table1: pl.DataFrame, fig6: pl.DataFrame, n_realizations: int | None = None, total_note: str = "") -> list[tuple]:
+def total_usage_rows(table1: pl.DataFrame, fig6: pl.DataFrame, n_realizations: int | None = None, total_note: str = "",
+                     draw_cause: str = "") -> list[tuple]:
     """Janus §3.6's summary rows: Table 1's A-D rejection rate and mean total μ̄_j per N beside the paper's, and Fig
     6's median relative difference for the smallest and largest N. ``total_note`` says the totals' unit where it is
-    not the paper's normalised CPU."""
-    from colocate.report.compare import Compare, compare
+    not the paper's normalised CPU; ``draw_cause`` is the measured cause of a rate outside its tolerance at the
+    paper's R (:data:`TABLE1_DRAW_CAUSE` on the synthetic trace)."""
+    from colocate.report.compare import Compare, cause_if_outside, compare
 
     out: list[tuple] = []
     r_cause = (f"R = {n_realizations:,} realizations per task, not the paper's 10,000, and the A-D test's power grows "
@@ -751,6 +759,8 @@ def total_usage_rows(table1: pl.DataFrame, fig6: pl.DataFrame, n_realizations: i
         spec = Compare(item="Table 1")
         if r_cause and compare(ad, r["ad_rejection"], spec)["within"] is False:
             spec = Compare(item="Table 1", cause=r_cause)
+        elif not r_cause:
+            spec = cause_if_outside(ad, r["ad_rejection"], spec, draw_cause)
         out.append((f"Table 1: A-D rejection rate, N = {r['N']}", ad, r["ad_rejection"], f"{r['samples']} samples{with_r}", spec))
         out.append((f"Table 1: mean total μ̄_j, N = {r['N']}", mu, r["mean_total"], total_note, Compare(item="Table 1")))
     for r in fig6.filter(pl.col("N").is_in([fig6["N"].min(), fig6["N"].max()])).iter_rows(named=True):

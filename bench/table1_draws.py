@@ -1,0 +1,60 @@
+"""Measurement: Janus Table 1's A-D rejection rates over independent draws of a finished run's sets.
+
+The pipeline's ``janus_total_usage`` draws one set of ``repetitions`` samples S_j per N. How much does a rate
+move from one draw to another? This realizes the run's long tasks again with R realizations (as the rule does
+for Table 1, same stream), then draws the sets ``--draws`` times with independent seeds, with the library's
+``total_usage_samples`` and ``normality_table``, and prints per N each draw's rate, their mean, min and max,
+and the paper's. ``characterise.TABLE1_CAUSE`` quotes its output on the default run.
+
+    python bench/table1_draws.py results/synthetic-default [--draws 8] [--repetitions 1000] [--realizations 10000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "workflow"))
+from colocate.analysis import characterise as ch  # noqa: E402
+from colocate.prep import realizations as rz  # noqa: E402
+from colocate.prep.tasks import TASK_KEY  # noqa: E402
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("run_dir", type=Path, help="a finished run (results/<run>)")
+    ap.add_argument("--draws", type=int, default=8)
+    ap.add_argument("--repetitions", type=int, default=1000, help="samples S_j per N and draw (the default run's)")
+    ap.add_argument("--realizations", type=int, default=10_000, help="R per task (Table 1's, the paper's)")
+    ap.add_argument("--sizes", type=int, nargs="+", default=[10, 20, 30, 50, 100, 250, 500])
+    ap.add_argument("--seed", type=int, default=2017, help="the seed of the realizations (characterise.seed)")
+    args = ap.parse_args()
+    run = args.run_dir
+    files = sorted(run.glob("reduce/bucket-*/series.parquet"))
+    if not files or not (run / "realizations/tasks.parquet").is_file():
+        sys.exit(f"{run}: not a finished run (no reduce/bucket-*/series.parquet or realizations/tasks.parquet)")
+    tasks = pl.read_parquet(run / "realizations/tasks.parquet").sort("row")
+    series = pl.scan_parquet(files).join(tasks.lazy().select(TASK_KEY), on=TASK_KEY, how="semi").collect()
+    inst = rz.realize(series, tasks, args.realizations, args.seed, stream="janus_table1_realizations")
+    long = pl.read_parquet(run / "tasks/long_tasks.parquet", columns=[*TASK_KEY, "inst_mean", "inst_std"])
+    mu, sigma = ch.task_moments(tasks, long)
+    sizes = [n for n in args.sizes if n <= inst.shape[0]]
+    print(f"{inst.shape[0]:,} tasks × R = {inst.shape[1]:,}; {args.draws} draws of {args.repetitions:,} samples per N")
+    rates = []
+    for draw in range(args.draws):
+        samples = ch.total_usage_samples(inst, mu, sigma, sizes, args.repetitions, np.random.default_rng(draw))
+        rates.append(ch.normality_table(samples)["ad_rejection"].to_numpy())
+        print(f"  draw {draw}: " + " / ".join(f"{r:.3f}" for r in rates[-1]), flush=True)
+    r = np.array(rates)
+    print(f"\n{'N':>5} {'mean':>6} {'min':>6} {'max':>6} {'paper':>6}")
+    for i, n in enumerate(sizes):
+        paper = float(ch.PAPER_TABLE1.get(n, ("nan",))[0])
+        print(f"{n:>5} {r[:, i].mean():6.3f} {r[:, i].min():6.3f} {r[:, i].max():6.3f} {paper:6.3f}")
+
+
+if __name__ == "__main__":
+    main()
