@@ -244,8 +244,9 @@ rule janus_elbow:
     priority: PRIORITY_LONG_JOB
     threads: 1
     resources:
-        # peak 301 MB (0.4 MB in) / 472 MB (3.0 MB in) on the default run / the paper-scale slice (bench/memory.py)
-        mem_mb=fitted_mem(385, 92),
+        # clustered as a sparse matrix: peak 289 MB (0.4 MB in) / 377 MB (3.0 MB) / 391 MB (4.5 MB) on the default
+        # run / the 2- and 8-shard paper-scale slices (bench/memory.py)
+        mem_mb=fitted_mem(350, 20),
         runtime=120,
     conda:
         "../../environment.yml"
