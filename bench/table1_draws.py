@@ -1,10 +1,13 @@
 """Measurement: Janus Table 1's A-D rejection rates over independent draws of a finished run's sets.
 
-The pipeline's ``janus_total_usage`` draws one set of ``repetitions`` samples S_j per N. How much does a rate
-move from one draw to another? This realizes the run's long tasks again with R realizations (as the rule does
-for Table 1, same stream), then draws the sets ``--draws`` times with independent seeds, with the library's
-``total_usage_samples`` and ``normality_table``, and prints per N each draw's rate, their mean, min and max,
-and the paper's. ``characterise.TABLE1_CAUSE`` quotes its output on the default run.
+The pipeline's ``janus_total_usage`` draws ``repetitions`` samples per N once (nested: each repetition's sets of
+every N are the starts of one ordered sample of the largest N). How much does a rate move from one draw to
+another? This realizes the run's long tasks again with R realizations (as the rule does for Table 1, same
+stream and seed), draws the sets first with the rule's own stream (the run's draw) and then ``--draws`` times
+with independent seeds, with the library's ``total_usage_samples`` and ``normality_table``, and prints per N
+each draw's rate, their mean, min and max, the run's draw and the paper's. The defaults are the default run's
+settings (1,000 repetitions, R = 10,000, characterise.seed 2017); ``characterise.TABLE1_DRAW_CAUSES`` quotes
+its output on the default run.
 
     python bench/table1_draws.py results/synthetic-default [--draws 8] [--repetitions 1000] [--realizations 10000]
 """
@@ -35,8 +38,10 @@ def main() -> None:
     args = ap.parse_args()
     run = args.run_dir
     files = sorted(run.glob("reduce/bucket-*/series.parquet"))
-    if not files or not (run / "realizations/tasks.parquet").is_file():
-        sys.exit(f"{run}: not a finished run (no reduce/bucket-*/series.parquet or realizations/tasks.parquet)")
+    needed = [run / "realizations/tasks.parquet", run / "tasks/long_tasks.parquet"]
+    if not files or not all(f.is_file() for f in needed):
+        sys.exit(f"{run}: not a finished run (no reduce/bucket-*/series.parquet, realizations/tasks.parquet or "
+                 "tasks/long_tasks.parquet)")
     tasks = pl.read_parquet(run / "realizations/tasks.parquet").sort("row")
     series = pl.scan_parquet(files).join(tasks.lazy().select(TASK_KEY), on=TASK_KEY, how="semi").collect()
     inst = rz.realize(series, tasks, args.realizations, args.seed, stream="janus_table1_realizations")
@@ -44,16 +49,20 @@ def main() -> None:
     mu, sigma = ch.task_moments(tasks, long)
     sizes = [n for n in args.sizes if n <= inst.shape[0]]
     print(f"{inst.shape[0]:,} tasks × R = {inst.shape[1]:,}; {args.draws} draws of {args.repetitions:,} samples per N")
-    rates = []
+    def rates(rng: np.random.Generator) -> np.ndarray:
+        return ch.normality_table(ch.total_usage_samples(inst, mu, sigma, sizes, args.repetitions, rng))["ad_rejection"].to_numpy()
+
+    own = rates(ch.stream(args.seed, "janus_total_usage"))  # the rule's stream: the run's own draw
+    print("  the run's draw: " + " / ".join(f"{r:.3f}" for r in own), flush=True)
+    drawn = []
     for draw in range(args.draws):
-        samples = ch.total_usage_samples(inst, mu, sigma, sizes, args.repetitions, np.random.default_rng(draw))
-        rates.append(ch.normality_table(samples)["ad_rejection"].to_numpy())
-        print(f"  draw {draw}: " + " / ".join(f"{r:.3f}" for r in rates[-1]), flush=True)
-    r = np.array(rates)
-    print(f"\n{'N':>5} {'mean':>6} {'min':>6} {'max':>6} {'paper':>6}")
+        drawn.append(rates(np.random.default_rng(draw)))
+        print(f"  draw {draw}: " + " / ".join(f"{r:.3f}" for r in drawn[-1]), flush=True)
+    r = np.array(drawn)
+    print(f"\n{'N':>5} {'mean':>6} {'min':>6} {'max':>6} {'run':>6} {'paper':>6}")
     for i, n in enumerate(sizes):
         paper = float(ch.PAPER_TABLE1.get(n, ("nan",))[0])
-        print(f"{n:>5} {r[:, i].mean():6.3f} {r[:, i].min():6.3f} {r[:, i].max():6.3f} {paper:6.3f}")
+        print(f"{n:>5} {r[:, i].mean():6.3f} {r[:, i].min():6.3f} {r[:, i].max():6.3f} {own[i]:6.3f} {paper:6.3f}")
 
 
 if __name__ == "__main__":

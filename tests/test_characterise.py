@@ -421,6 +421,12 @@ def test_total_usage_bad_input():
     mu, sigma = np.full(20, 0.5), np.full(20, 0.3)
     with pytest.raises(ValueError, match="N=25"):
         ch.total_usage_samples(x, mu, sigma, [25], 3, np.random.default_rng(0))
+    with pytest.raises(ValueError, match="sample sizes N must be >= 1"):
+        ch.total_usage_samples(x, mu, sigma, [-5, 10], 3, np.random.default_rng(0))
+    with pytest.raises(ValueError, match="sample sizes N must be >= 1"):
+        ch.total_usage_samples(x, mu, sigma, [0, 10], 3, np.random.default_rng(0))
+    with pytest.raises(ValueError, match="repetitions must be >= 1"):
+        ch.total_usage_samples(x, mu, sigma, [10], 0, np.random.default_rng(0))
     bad = x.copy()
     bad[3, 3] = np.nan
     with pytest.raises(ValueError, match="realization matrix"):
@@ -799,7 +805,7 @@ def test_rejection_shares_cluster_by_job():
 def test_janus_summary_rows_carry_their_comparison():
     """Every §3 row names its paper item; shares are shown in % on both sides; Fig 4's pair is split;
     §3.4's tolerance is ours' CI half-width; an A-D row outside tolerance at R < 10,000 names R as its cause, and
-    at the paper's R the spread of the rate over draws of the sets (bench/table1_draws.py)."""
+    at the paper's R, for the N measured by bench/table1_draws.py, the spread of the rate over draws of the sets."""
     from colocate.report import summary
 
     fig1 = pl.DataFrame({"k": [1, 20, 1000], "n": [50, 50, 5], "median": [0.5, 0.0, 0.0], "iqr": [1.4, 0.27, 0.03]})
@@ -829,9 +835,13 @@ def test_janus_summary_rows_carry_their_comparison():
     assert outside["within"] is False and outside["cause"].startswith("R = 2,000 realizations per task")
     assert r["Fig 3: avg std-vs-mean intercept"]["tolerance"] == "×1.5"  # the default: no reason for another
     at_paper_r = {row[0]: row[4] for row in ch.janus_summary(fig1, fig2, lines, s34, shares, table1, fig6, n_realizations=10000)}
-    # R is the paper's: a rate outside names the measured spread over draws of the sets, a rate within nothing
-    assert at_paper_r["Table 1: A-D rejection rate, N = 50"].cause == ch.TABLE1_DRAW_CAUSE
+    # R is the paper's: only an N whose spread over draws of the sets was measured names it; N = 50 has none
+    assert at_paper_r["Table 1: A-D rejection rate, N = 50"].cause == ""
     assert at_paper_r["Table 1: A-D rejection rate, N = 10"].cause == ""
+    table500 = pl.DataFrame({"N": [250, 500], "samples": [1000, 1000], "ad_rejection": [0.226, 0.133], "mean_total": [6.8, 13.7]})
+    by_n = {row[0]: row[4] for row in ch.total_usage_rows(table500, fig6, 10000, draw_causes=ch.TABLE1_DRAW_CAUSES)}
+    assert by_n["Table 1: A-D rejection rate, N = 500"].cause == ch.TABLE1_DRAW_CAUSES[500]  # 0.133 > 1.5 × 0.087
+    assert by_n["Table 1: A-D rejection rate, N = 250"].cause == ""  # within: no cause
 
 
 def test_machine_concurrency_by_bucket_on_the_real_sample():

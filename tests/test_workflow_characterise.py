@@ -31,6 +31,8 @@ _SCHEMA = yaml.safe_load((REPO / "workflow/schemas/characterise.schema.yaml").re
 SEED, ALPHA = _SCHEMA["seed"]["default"], _SCHEMA["alpha"]["default"]
 JANUS = {k: v.get("default") for k, v in _SCHEMA["janus"]["properties"].items()}
 UNUVAR = {k: v.get("default") for k, v in _SCHEMA["unuvar"]["properties"].items()}
+#: Table 1's R at the tiny scale (its realization matrix has fewer, so the rule draws the tasks again with it).
+TINY_TABLE1_R = yaml.safe_load((REPO / "workflow/schemas/scales.yaml").read_text())["tiny"]["characterise"]["janus"]["table1_realizations"]
 
 JANUS_FIGURES = [
     "janus_fig1_sampling", "janus_fig2_std_cdf", "janus_fig3_std_vs_mean", "janus_s34_time_invariance",
@@ -365,10 +367,18 @@ def test_table1_draws_bench_measures_the_spread_of_the_rates(tiny_run):
     out = subprocess.run([sys.executable, str(REPO / "bench/table1_draws.py"), str(run), "--draws", "3",
                           "--repetitions", "30", "--realizations", "300", "--sizes", "5", "10", "--seed", str(SEED)],
                          capture_output=True, text=True, check=True).stdout
-    assert out.count("  draw ") == 3
+    assert out.count("  draw ") == 3 and out.count("the run's draw: ") == 1
     table = [line.split() for line in out.splitlines() if line.split()[:1] in (["5"], ["10"])]
     assert [int(r[0]) for r in table] == [5, 10]
-    for _, mean, lo, hi, _paper in table:
-        assert 0 <= float(lo) <= float(mean) <= float(hi) <= 1
+    for _, mean, lo, hi, own, _paper in table:
+        assert 0 <= float(lo) <= float(mean) <= float(hi) <= 1 and 0 <= float(own) <= 1
+    # the run's draw is the rule's: at the rule's settings it gives the run's own Table 1
+    ran = pl.read_csv(run / "tables/janus_table1_normality.csv")
+    settings = ["--draws", "1", "--repetitions", str(ran["samples"][0]), "--sizes", *map(str, ran["N"].to_list()),
+                "--seed", str(SEED), "--realizations", str(TINY_TABLE1_R)]
+    again = subprocess.run([sys.executable, str(REPO / "bench/table1_draws.py"), str(run), *settings],
+                           capture_output=True, text=True, check=True).stdout
+    own = [float(v) for v in next(x for x in again.splitlines() if "the run's draw: " in x).split(": ")[1].split(" / ")]
+    assert own == pytest.approx(ran["ad_rejection"].to_list(), abs=5e-4)
     bad = subprocess.run([sys.executable, str(REPO / "bench/table1_draws.py"), str(tiny_run)], capture_output=True, text=True)
     assert bad.returncode != 0 and "not a finished run" in bad.stderr

@@ -244,7 +244,8 @@ rule janus_elbow:
     priority: PRIORITY_LONG_JOB
     threads: 1
     resources:
-        # clustered as a sparse matrix: peak 289 MB (0.4 MB in) / 377 MB (3.0 MB) / 391 MB (4.5 MB) on the default
+        # every task's histogram read densely (grows with the long tasks) and a sparse sample of at most
+        # elbow_max_tasks clustered: peak 289 MB (0.4 MB in) / 377 MB (3.0 MB) / 391 MB (4.5 MB) on the default
         # run / the 2- and 8-shard paper-scale slices (bench/memory.py)
         mem_mb=fitted_mem(350, 20),
         runtime=120,

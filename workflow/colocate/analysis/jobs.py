@@ -512,7 +512,7 @@ CAUSE_TASK_CAP = (
     "synthetic model: D's gratis jobs hold 15% of D's task-windows, the paper's 32%, as short large jobs have few "
     "tasks at this scale (job_size_scale 0.03, at most 60 tasks; long production jobs hold 60%). Without the cap "
     "(same seed) gratis rises to 12.2%, still out, and the whole run had 145 of 175 rows within against 146 "
-    "(stop 28, before Table 1's nested draws): jobs of many alike tasks then dominate the random sets, so Janus "
+    "(at commit 1264356, before Table 1's nested draws): jobs of many alike tasks then dominate the random sets, so Janus "
     "Table 1's A-D rates at N = 100 / 250 / 500 rise to "
     "0.77 / 0.44 / 0.22 and Unuvar's K-S D at 88 tasks to 0.081"
 )
