@@ -315,7 +315,7 @@ def _q_tolerance(frame: pl.DataFrame, estimator: str, parameter: float, paper: s
 
 #: The measured cause of the size-based tests' excess q on the synthetic trace (issue 13, item 4).
 CAUSE_Q_TAILS = (
-    "synthetic model, two sources measured on the model of stop 27: the top 2% of tasks by mean (σ ≈ 0.11, 27% of the inst variance) each "
+    "synthetic model, two sources measured on the model before the small-job and production-balance changes of commit 1264356: the top 2% of tasks by mean (σ ≈ 0.11, 27% of the inst variance) each "
     "dominate a machine, leaving a ≈ 3σ margin (a quarter of the machines, 44–78% of q); and spiky tasks' far tail, "
     "P(X > μ + 3σ) = 1.4% against 0.13% for a Gaussian. Excluding the first or trimming the second cuts q 2.4–20×. "
     "Not R: R = 10,000 gives the same q. q also varies up to 2.8× with the trace seed (Cantelli 1: 4.3e-4 to 1.2e-3 "
