@@ -71,14 +71,14 @@ SCALING = {
         "job_table", "dominant_jobs", "cpumem_classify",  # every shard's job windows and sampled records
         "cpumem_tables", "jobs_dominant_table", "jobs_durations", "jobs_task_balance", "jobs_usage_mixtures",
         "periodicity_components", "periodicity_packing",  # every job, or every production job's 29-day series
-        "janus_time_invariance", "janus_fig1_sampling",  # every long task's records
+        "janus_time_invariance_part", "janus_fig1_sampling_part",  # every long task's records, in parts of buckets
         "unuvar_aggregates", "notebook_trace_and_tasks",  # series of every bucket
     ), "trace"),
     # the first placement.trace.event_shards (10 at the paper scale) task_events shards, whatever the trace's size,
     # and three columns of the task table (0.5 GB at 25 M tasks: README, 'Paper scale, measured')
     "placement_trace_requests": "fixed",
     # one row per long task: linear in their number (the full trace's ~800,000, Janus §3.5), not in its records
-    **dict.fromkeys(("janus_clusters", "janus_variability"), "long"),
+    **dict.fromkeys(("janus_clusters", "janus_variability", "janus_time_invariance", "janus_fig1_sampling"), "long"),
     # reads every bucket (one at a time) for the chosen tasks' records, which grow with the trace's length
     "sample_realizations": "trace",
     **dict.fromkeys(("janus_total_usage", "janus_fig5_totals", "admission_control",

@@ -92,7 +92,7 @@ def test_projection_by_kind_by_hand():
     assert ps.projected(_rule("janus_elbow", "fixed", 9.0), k) == (1, 9.0, 200.0)
     # one row per long task: linear in their number (× 8 here), not in the trace's records
     assert ps.projected(_rule("janus_clusters", "long", 4.5), k) == (1, 0.5 + 4.0 * 8, 100 + 100 * 8)
-    assert ps.SCALING["janus_clusters"] == "long" and ps.SCALING["janus_fig1_sampling"] == "trace"
+    assert ps.SCALING["janus_clusters"] == "long" and ps.SCALING["janus_fig1_sampling_part"] == "trace"
 
 
 def test_a_batched_map_projects_to_its_batches():

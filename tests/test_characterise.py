@@ -196,6 +196,50 @@ def test_window_ks_compares_the_drawn_windows():
         assert r["statistic"] == pytest.approx(ref.statistic) and r["pvalue"] == pytest.approx(ref.pvalue)
 
 
+def _bucket_records(series: list, first_job: int = 0) -> pl.DataFrame:
+    """Series records of one bucket: task j (job first_job + j) holds series[j], one record every 5 minutes."""
+    return pl.DataFrame({
+        "job_id": np.concatenate([np.full(len(x), first_job + j, np.int64) for j, x in enumerate(series)] or [np.zeros(0, np.int64)]),
+        "task_index": np.zeros(sum(map(len, series)), np.int64),
+        "start_time": np.concatenate([TRACE_START_US + WINDOW_US * np.arange(len(x), dtype=np.int64) for x in series]
+                                     or [np.zeros(0, np.int64)]),
+        "inst": np.concatenate([np.asarray(x, float) for x in series] or [np.zeros(0)]),
+        "avg": np.concatenate([np.asarray(x, float) for x in series] or [np.zeros(0)]),
+    })
+
+
+def test_bucket_window_ks_is_window_ks_per_delta_keyed_by_task():
+    """One bucket's tests: for each Δ in order, window_ks on the same stream, its block index replaced by the task key;
+    a Δ no task holds twice adds no row, and a bucket without long tasks gives the same columns and types."""
+    rng = np.random.default_rng(4)
+    series = [rng.random(n) for n in (24, 60, 37, 100)]
+    got = ch.bucket_window_ks(_bucket_records(series, first_job=7), [12, 30, 60], np.random.default_rng(9))
+    values, offsets = blocks(series)
+    ref_rng = np.random.default_rng(9)
+    for delta in (12, 30):
+        ref = ch.window_ks(values, offsets, delta, ref_rng)
+        mine = got.filter(pl.col("delta") == delta)
+        assert mine["job_id"].to_list() == [7 + t for t in ref["task"].to_list()]
+        assert mine.drop("delta", "job_id", "task_index").equals(ref.drop("task"))
+    assert got.filter(pl.col("delta") == 60).height == 0  # the longest series, 100 records, holds one window of 60
+    empty = ch.bucket_window_ks(_bucket_records([]), [12, 30, 60], np.random.default_rng(9))
+    assert empty.height == 0 and empty.schema == got.schema
+    with pytest.raises(ValueError, match="windows"):
+        ch.bucket_window_ks(_bucket_records(series), [], rng)
+
+
+def test_bucket_sampling_differences_is_sampling_differences_keyed_by_task():
+    rng = np.random.default_rng(5)
+    series = [rng.random(n) + 0.1 for n in (3, 25, 12)]
+    got = ch.bucket_sampling_differences(_bucket_records(series, first_job=4), [1, 10], np.random.default_rng(2))
+    values, offsets = blocks(series)
+    ref = ch.sampling_differences(values, values, offsets, [1, 10], np.random.default_rng(2))
+    assert got["job_id"].to_list() == [4 + t for t in ref["task"].to_list()]
+    assert got.drop("job_id", "task_index").equals(ref.drop("task"))
+    empty = ch.bucket_sampling_differences(_bucket_records([]), [1, 10], np.random.default_rng(2))
+    assert empty.height == 0 and empty.schema == got.schema
+
+
 def test_window_pairs_are_uniform():
     """Every ordered pair of distinct windows (3 windows → 6 pairs) is drawn with probability 1/6:
     chi-square goodness of fit over 6000 draws, p > 0.001."""

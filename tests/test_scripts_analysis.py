@@ -210,12 +210,14 @@ def test_cpumem_tables_passes_an_upstream_status_on(tmp_path):
 # ----------------------------------------------------------------------------- janus_time_invariance
 
 S34_OUTPUTS = {"tests": "ks.parquet", "table": "s34.csv", "figure": "s34.png"}
+S34_PART = SCRIPTS / "characterise_janus_time_invariance_part.py"
+FIG1_PART = SCRIPTS / "characterise_janus_fig1_part.py"
 
 
-def _series(path, n_tasks: int, n_records: int) -> None:
-    rng = np.random.default_rng(0)
+def _series(path, n_tasks: int, n_records: int, seed: int = 0) -> None:
+    rng = np.random.default_rng(seed)
     pl.DataFrame({
-        "job_id": np.repeat(np.arange(n_tasks, dtype=np.int64), n_records),
+        "job_id": np.repeat(np.arange(n_tasks, dtype=np.int64), n_records) + 100 * seed,
         "task_index": np.zeros(n_tasks * n_records, dtype=np.int64),
         "start_time": np.tile(600_000_000 + 300_000_000 * np.arange(n_records, dtype=np.int64), n_tasks),
         "inst": rng.random(n_tasks * n_records, dtype=np.float32),
@@ -223,14 +225,22 @@ def _series(path, n_tasks: int, n_records: int) -> None:
     }).write_parquet(path)
 
 
+def _time_invariance(tmp_path, series, windows):
+    """The part job over every bucket of ``series``, then the job that joins the parts (as the rules chain them)."""
+    part = tmp_path / "part-0.parquet"
+    rulescript.call(rulescript.load(S34_PART), inputs={"series": series}, outputs={"tests": part},
+                    params={"buckets": list(range(len(series))), "windows": windows, "seed": 1}, log=tmp_path / "part.log")
+    outputs = {k: tmp_path / f for k, f in S34_OUTPUTS.items()}
+    rulescript.call(rulescript.load(SCRIPTS / "characterise_janus_time_invariance.py"), inputs={"tests": [part]},
+                    outputs=outputs, params={"windows": windows, "alpha": 0.05}, log=tmp_path / "s34.log")
+    return outputs
+
+
 def test_time_invariance_on_too_short_a_trace_is_too_little_data(tmp_path):
     """Series of 44 records (a 3.7-hour slice) hold two windows of Δ = 12 but not of 36: every output says so,
     naming Δ and what it needs, and the run goes on."""
     _series(tmp_path / "series.parquet", 5, 44)
-    outputs = {k: tmp_path / f for k, f in S34_OUTPUTS.items()}
-    script = rulescript.load(SCRIPTS / "characterise_janus_time_invariance.py")
-    rulescript.call(script, inputs={"series": [tmp_path / "series.parquet"]}, outputs=outputs,
-                    params={"windows": [12, 36], "alpha": 0.05, "seed": 1}, log=tmp_path / "s34.log")
+    outputs = _time_invariance(tmp_path, [tmp_path / "series.parquet"], [12, 36])
     for path in outputs.values():
         status = insufficient.read_status(path)
         assert status is not None, path
@@ -239,9 +249,34 @@ def test_time_invariance_on_too_short_a_trace_is_too_little_data(tmp_path):
 
 def test_time_invariance_window_no_trace_can_hold_is_a_bad_setting(tmp_path):
     _series(tmp_path / "series.parquet", 5, 44)
-    outputs = {k: tmp_path / f for k, f in S34_OUTPUTS.items()}
+    part = tmp_path / "part-0.parquet"
     with pytest.raises(ValueError, match=r"characterise\.janus\.windows: Δ \(delta\) \[5000\]"):
-        rulescript.call(rulescript.load(SCRIPTS / "characterise_janus_time_invariance.py"),
-                        inputs={"series": [tmp_path / "series.parquet"]}, outputs=outputs,
-                        params={"windows": [12, 5000], "alpha": 0.05, "seed": 1}, log=tmp_path / "s34.log")
-    assert not any(p.exists() for p in outputs.values())
+        rulescript.call(rulescript.load(S34_PART), inputs={"series": [tmp_path / "series.parquet"]},
+                        outputs={"tests": part}, params={"buckets": [0], "windows": [12, 5000], "seed": 1},
+                        log=tmp_path / "part.log")
+    assert not part.exists()
+
+
+@pytest.mark.parametrize(("script", "params", "output"), [
+    (S34_PART, {"windows": [6, 12]}, "tests"),
+    (FIG1_PART, {"ks": [1, 5, 20]}, "values"),
+])
+def test_bucket_parts_join_to_the_same_rows_whatever_the_grouping(tmp_path, script, params, output):
+    """characterise.buckets_per_job only groups buckets into jobs: three buckets (one without long tasks) in one
+    part, or one part each, give the same rows in the same order, since every bucket draws from its own stream."""
+    series = []
+    for b, (n_tasks, n_records) in enumerate([(6, 40), (0, 0), (4, 30)]):
+        series.append(tmp_path / f"bucket-{b}.parquet")
+        _series(series[-1], n_tasks, n_records, seed=b)
+    script = rulescript.load(script)
+
+    def part(buckets, name):
+        out = tmp_path / f"{name}.parquet"
+        rulescript.call(script, inputs={"series": [series[b] for b in buckets]}, outputs={output: out},
+                        params={"buckets": buckets, "seed": 3, **params}, log=tmp_path / f"{name}.log")
+        return pl.read_parquet(out)
+
+    whole = part([0, 1, 2], "whole")
+    apart = pl.concat([part([b], f"alone-{b}") for b in range(3)])
+    assert whole.equals(apart) and whole.height > 0
+    assert set(whole["job_id"].unique().to_list()) == {*range(6), *range(200, 204)}  # the empty bucket adds no row

@@ -41,7 +41,8 @@ JANUS_FIGURES = [
 UNUVAR_FIGURES = ["unuvar_fig4_beta_fit", "unuvar_fig7_beta_fit", "unuvar_gaussian_vs_beta"]
 #: The rules of workflow/rules/characterise.smk (other stages may be planned for their own reasons).
 RULES = {
-    "janus_fig1_sampling", "janus_variability", "janus_time_invariance", "janus_clusters", "janus_elbow",
+    "janus_fig1_sampling_part", "janus_fig1_sampling", "janus_variability", "janus_time_invariance_part",
+    "janus_time_invariance", "janus_clusters", "janus_elbow",
     "janus_total_usage", "janus_fig5_totals", "janus_summary", "unuvar_aggregates", "unuvar_beta_fit",
     "unuvar_sweep", "notebook_characterisation",
 }
@@ -322,7 +323,8 @@ def test_a_characterisation_setting_reruns_only_what_reads_it(tiny_run, tmp_path
     write_config(work, characterise={"unuvar": {"threshold": 0.85}})
     assert planned_rules(work) & RULES == {"unuvar_beta_fit", "unuvar_sweep", "notebook_characterisation"}
     write_config(work, characterise={"janus": {"windows": [12, 24]}})
-    assert planned_rules(work) & RULES == {"janus_time_invariance", "janus_summary", "notebook_characterisation"}
+    assert planned_rules(work) & RULES == {"janus_time_invariance_part", "janus_time_invariance", "janus_summary",
+                                           "notebook_characterisation"}
 
 
 @pytest.mark.parametrize(
@@ -348,11 +350,11 @@ def test_bad_sizes_fail_the_job_naming_the_parameter(tiny_run, tmp_path):
     res = snakemake(work, "--keep-going", "results/synthetic-tiny/tables/janus_s34_time_invariance.csv",
                     "results/synthetic-tiny/characterise/task_clusters.parquet", check=False)
     assert res.returncode != 0
-    s34_log = (work / "results/synthetic-tiny/logs/characterise/janus_time_invariance.log").read_text()
+    s34_log = (work / "results/synthetic-tiny/logs/characterise/janus_time_invariance/part-0.log").read_text()
     out = res.stdout + res.stderr
     assert "delta" in s34_log + out and "100000" in s34_log + out
     assert "k=100000" in (work / "results/synthetic-tiny/logs/characterise/janus_clusters.log").read_text()
-    assert not (work / "results/synthetic-tiny/tables/janus_s34_time_invariance.csv").exists()
+    assert not (work / "results/synthetic-tiny/characterise/janus_s34/part-0.parquet").exists()  # the failed job's
     status = insufficient.read_status(work / "results/synthetic-tiny/characterise/task_clusters.parquet")
     assert status is not None and "k=100000 is larger than the number of tasks" in status.reason
 

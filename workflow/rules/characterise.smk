@@ -28,6 +28,9 @@ for _key, _kept in CH_SIZES.items():
         )
 CH_OBSERVATIONS = min(CH_UNUVAR["observations"], config["realizations"]["n_realizations"])
 CH_SERIES = expand(f"{RESULTS}/reduce/bucket-{{bucket}}/series.parquet", bucket=BUCKETS)
+# Fig 1 and §3.4 read every long task's records: a job per `characterise.buckets_per_job` buckets, then one that
+# joins them, so that no one job reads the whole trace (the cluster's critical path; same bytes for any value)
+CH_PARTS = bucket_parts(CH["buckets_per_job"])
 
 TARGETS.append(
     (
@@ -57,9 +60,38 @@ SUMMARY_PARTS.append((("task_events", "task_usage"), f"{RESULTS}/summary/charact
 SUMMARY_PARTS.append((("task_events", "task_usage"), f"{RESULTS}/summary/characterise_unuvar.csv"))
 
 
+rule janus_fig1_sampling_part:
+    input:
+        series=lambda wc: bucket_series(CH_PARTS[int(wc.part)]),
+    output:
+        values=f"{RESULTS}/characterise/janus_fig1/part-{{part}}.parquet",
+    wildcard_constraints:
+        part=r"\d+",
+    params:
+        buckets=lambda wc: CH_PARTS[int(wc.part)],
+        ks=CH_JANUS["sampling_ks"],
+        seed=CH["seed"],
+        code=code_digest("insufficient", "analysis.characterise", "prep.tasks", "io"),
+    log:
+        f"{RESULTS}/logs/characterise/janus_fig1_sampling/part-{{part}}.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/characterise/janus_fig1_sampling/part-{{part}}.tsv"
+    priority: PRIORITY_LONG_JOB
+    threads: 1
+    resources:
+        # one bucket's records at a time (five float64 columns, sorted, plus one permutation per k)
+        # peak 323 MB / 323 MB on the default run / the paper-scale slice (bench/memory.py)
+        mem_mb=largest_input_mem(480, 20),
+        runtime=60,
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/characterise_janus_fig1_part.py"
+
+
 rule janus_fig1_sampling:
     input:
-        series=CH_SERIES,
+        values=expand(f"{RESULTS}/characterise/janus_fig1/part-{{part}}.parquet", part=range(len(CH_PARTS))),
         # its status says why when the trace has no long task
         long=f"{RESULTS}/tasks/long_tasks.parquet",
     output:
@@ -75,19 +107,16 @@ rule janus_fig1_sampling:
             category=CH_CATEGORY_J,
         ),
     params:
-        ks=CH_JANUS["sampling_ks"],
-        seed=CH["seed"],
-        code=code_digest("insufficient", "analysis.characterise", "figures.characterise", "figures.__init__", "prep.tasks", "io"),
+        code=code_digest("insufficient", "analysis.characterise", "figures.characterise", "figures.__init__", "io"),
     log:
         f"{RESULTS}/logs/characterise/janus_fig1_sampling.log",
     benchmark:
         f"{RESULTS}/benchmarks/characterise/janus_fig1_sampling.tsv"
     threads: 1
     resources:
-        # one bucket's records at a time (five float64 columns, sorted, plus one permutation per k)
-        # peak 323 MB / 323 MB on the default run / the paper-scale slice (bench/memory.py)
-        mem_mb=fitted_mem(480, 20, share=1 / max(len(BUCKETS), 1)),
-        runtime=60,
+        # every long task's differences (k, rel_diff: ~24 B a row in memory, ~10 on disk), read and written once
+        mem_mb=lambda wc, input: int(420 + 8 * size_mb(input.values)),
+        runtime=30,
     conda:
         "../../environment.yml"
     script:
@@ -138,9 +167,37 @@ rule janus_variability:
         "../scripts/characterise_janus_variability.py"
 
 
+rule janus_time_invariance_part:
+    input:
+        series=lambda wc: bucket_series(CH_PARTS[int(wc.part)]),
+    output:
+        tests=f"{RESULTS}/characterise/janus_s34/part-{{part}}.parquet",
+    wildcard_constraints:
+        part=r"\d+",
+    params:
+        buckets=lambda wc: CH_PARTS[int(wc.part)],
+        windows=CH_JANUS["windows"],
+        seed=CH["seed"],
+        code=code_digest("insufficient", "analysis.characterise", "prep.tasks", "io", "trace"),
+    log:
+        f"{RESULTS}/logs/characterise/janus_time_invariance/part-{{part}}.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/characterise/janus_time_invariance/part-{{part}}.tsv"
+    priority: PRIORITY_LONG_JOB
+    threads: 1
+    resources:
+        # one bucket's records at a time; peak 346 MB on the default run, 866 MB at a full bucket's size (README)
+        mem_mb=largest_input_mem(520, 20),
+        runtime=120,
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/characterise_janus_time_invariance_part.py"
+
+
 rule janus_time_invariance:
     input:
-        series=CH_SERIES,
+        tests=expand(f"{RESULTS}/characterise/janus_s34/part-{{part}}.parquet", part=range(len(CH_PARTS))),
         # its status says why when the trace has no long task
         long=f"{RESULTS}/tasks/long_tasks.parquet",
     output:
@@ -158,18 +215,16 @@ rule janus_time_invariance:
     params:
         windows=CH_JANUS["windows"],
         alpha=CH["alpha"],
-        seed=CH["seed"],
-        code=code_digest("insufficient", "analysis.characterise", "figures.characterise", "figures.__init__", "prep.tasks", "io"),
+        code=code_digest("insufficient", "analysis.characterise", "figures.characterise", "figures.__init__", "io"),
     log:
         f"{RESULTS}/logs/characterise/janus_time_invariance.log",
     benchmark:
         f"{RESULTS}/benchmarks/characterise/janus_time_invariance.tsv"
-    priority: PRIORITY_LONG_JOB
     threads: 1
     resources:
-        # peak 346 MB on the default run; too few days for it in the paper-scale slice (bench/memory.py)
-        mem_mb=fitted_mem(520, 20, share=1 / max(len(BUCKETS), 1)),
-        runtime=120,
+        # every long task's tests (8 columns, ~64 B a row in memory) and the cluster-robust OLS per Δ
+        mem_mb=lambda wc, input: int(420 + 8 * size_mb(input.tests)),
+        runtime=30,
     conda:
         "../../environment.yml"
     script:

@@ -293,6 +293,22 @@ def fitted_mem(base, per_mb=0.0, share=1.0):
     return mem_mb
 
 
+def largest_input_mem(base, per_mb):
+    """``resources.mem_mb`` of a job that holds one of its ``input.series`` files at a time: ``base`` MB plus
+    ``per_mb`` per MB of the largest. Fitted like :func:`fitted_mem`."""
+    return lambda wildcards, input: int(base + per_mb * max((size_mb(f) for f in input.series), default=0.0))
+
+
+def bucket_parts(per_job):
+    """The reduce buckets in consecutive groups of ``per_job`` (the last may hold fewer): one job's part."""
+    return [BUCKETS[i : i + per_job] for i in range(0, len(BUCKETS), per_job)]
+
+
+def bucket_series(buckets):
+    """The long tasks' series files of some reduce buckets."""
+    return [f"{RESULTS}/reduce/bucket-{b}/series.parquet" for b in buckets]
+
+
 def batch_mem(base, per_mb, per_extra_mb):
     """``resources.mem_mb`` of a map job of one shard or a batch (``map_batches``): ``base`` MB, ``per_mb`` per MB
     of its largest shard (read and mapped one at a time) and ``per_extra_mb`` per MB of the others, whose outputs

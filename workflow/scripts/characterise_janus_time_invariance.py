@@ -1,7 +1,7 @@
-"""§3.4 time invariance (Janus & Rzadca): K-S test of two random windows of Δ records per long task."""
+"""§3.4 time invariance (Janus & Rzadca): the parts' K-S tests joined, the share rejected per Δ and its figure."""
 import polars as pl
 
-from colocate import io, rulescript, trace
+from colocate import io, rulescript
 from colocate.analysis import characterise as ch
 from colocate.figures import characterise as figs
 
@@ -10,21 +10,7 @@ ANALYSIS = "Janus §3.4, time invariance (K-S)"
 
 def main(inputs, outputs, params, log):
     p = params
-    # a Δ that two windows of no trace can hold is a bad setting; one this trace is too short for, too little data
-    impossible = [d for d in p.windows if 2 * d > trace.TRACE_WINDOWS]
-    if impossible:
-        raise ValueError(f"characterise.janus.windows: Δ (delta) {impossible} records: two windows exceed the "
-                         f"trace's {trace.TRACE_WINDOWS} five-minute windows")
-    parts = []
-    for b, path in enumerate(inputs.series):
-        s = ch.series_blocks(pl.read_parquet(path, columns=["job_id", "task_index", "start_time", "inst", "avg"]))
-        rng = ch.stream(p.seed, f"janus_s34/{b}")
-        for delta in p.windows:
-            if s.keys.height:
-                t = ch.window_ks(s.inst, s.offsets, delta, rng, require=False)
-                parts.append(ch.with_keys(t, s.keys).select(pl.lit(delta, pl.Int64).alias("delta"), pl.all()))
-        log.info("bucket %d: %d long tasks", b, s.keys.height)
-    tests = pl.concat(parts)
+    tests = pl.concat([pl.read_parquet(f) for f in inputs.tests])  # in bucket order
     shares = ch.rejection_shares(tests, p.alpha, expected=p.windows)
     io.write_parquet(tests, outputs.tests)
     shares.write_csv(outputs.table)

@@ -164,6 +164,16 @@ def sampling_differences(
     return pl.concat(out)
 
 
+def bucket_sampling_differences(records: pl.DataFrame, ks: Sequence[int], rng: np.random.Generator) -> pl.DataFrame:
+    """Fig 1's sampling validation (Janus & Rzadca §3.2) of one bucket's long tasks: :func:`sampling_differences`
+    keyed by task (``job_id``, ``task_index``, ``k``, ``rel_diff``); no rows for a bucket without long tasks.
+
+    ``records`` are the bucket's series records (:func:`series_blocks`). A bucket's result depends only on its
+    records and ``rng``, so the buckets can be computed apart and concatenated in bucket order."""
+    s = series_blocks(records)
+    return with_keys(sampling_differences(s.inst, s.avg, s.offsets, ks, rng), s.keys)
+
+
 def box_statistics(values: pl.DataFrame, by: str = "k", value: str = "rel_diff", whis: float = 1.5) -> pl.DataFrame:
     """Boxplot statistics per group (matplotlib's): quartiles, IQR and whiskers at the last point within ``whis``·IQR.
 
@@ -309,6 +319,22 @@ def window_ks(
          "statistic": np.asarray(res.statistic, dtype=np.float64), "pvalue": np.asarray(res.pvalue, dtype=np.float64)},
         schema=WINDOW_KS_SCHEMA,
     )
+
+
+def bucket_window_ks(records: pl.DataFrame, windows: Sequence[int], rng: np.random.Generator) -> pl.DataFrame:
+    """§3.4's time invariance (Janus & Rzadca) of one bucket's long tasks: :func:`window_ks` for each window
+    length Δ in ``windows``, in that order, keyed by task (``delta``, ``job_id``, ``task_index``, then
+    :data:`WINDOW_KS_SCHEMA`'s columns); no rows for a Δ no task holds twice, or a bucket without long tasks.
+
+    ``records`` are the bucket's series records (:func:`series_blocks`); buckets are independent, as in
+    :func:`bucket_sampling_differences`."""
+    if not windows:
+        raise ValueError("windows: at least one window length Δ is needed")
+    s = series_blocks(records)
+    return pl.concat([
+        with_keys(window_ks(s.inst, s.offsets, d, rng, require=False), s.keys).select(pl.lit(d, pl.Int64).alias("delta"), pl.all())
+        for d in windows
+    ])
 
 
 def rejection_shares(
