@@ -79,9 +79,10 @@ rule janus_fig1_sampling_part:
     priority: PRIORITY_LONG_JOB
     threads: 1
     resources:
-        # one bucket's records at a time (five float64 columns, sorted, plus one permutation per k)
-        # peak 323 MB / 323 MB on the default run / the paper-scale slice (bench/memory.py)
-        mem_mb=largest_input_mem(480, 20),
+        # one bucket's records at a time (five float64 columns, sorted, plus one permutation per k): peak 137 MB
+        # (0.14 MB buckets, the 2-shard slice) and 182 MB (1.7 MB, the default run); 924 MB at a full bucket's
+        # 28 MB when it ran as one job (bench/memory.py; README)
+        mem_mb=largest_input_mem(180, 30),
         runtime=60,
     conda:
         "../../environment.yml"
@@ -186,8 +187,9 @@ rule janus_time_invariance_part:
     priority: PRIORITY_LONG_JOB
     threads: 1
     resources:
-        # one bucket's records at a time; peak 346 MB on the default run, 866 MB at a full bucket's size (README)
-        mem_mb=largest_input_mem(520, 20),
+        # one bucket's records at a time: peak 195 MB (0.14 MB buckets, the 2-shard slice) and 236 MB (1.7 MB, the
+        # default run); 866 MB at a full bucket's 28 MB when it ran as one job (bench/memory.py; README)
+        mem_mb=largest_input_mem(250, 28),
         runtime=120,
     conda:
         "../../environment.yml"
