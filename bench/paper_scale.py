@@ -524,6 +524,8 @@ def report(wd: Path, args, rules: dict[str, Rule], deps: dict[str, set[str]], re
     for cores in (2, 16):
         out.append(f"| {cores} cores | {hms(work)} | {hms(cp)} | {hms(max(work / cores, cp))} … {hms(work / cores + cp)} |")
     out.append(f"| {FULL_SHARDS}-node cluster | {hms(work)} | {hms(ccp)} | {hms(ccp)} (one wave of jobs per rule) |")
+    shares = sorted(((n * s * rules[name].threads, name) for name, (n, s, _) in proj.items()), reverse=True)
+    out.append("\nW by rule, the largest: " + ", ".join(f"{name} {hms(w)} ({100 * w / work:.0f}%)" for w, name in shares[:8]))
     out.append(f"\nmap + reduce alone: W = {hms(mapreduce)}, on 2 cores ≥ {hms(mapreduce / 2)} (target ≤ 0:30:00)")
     out.append("Critical path on the cluster: " + " → ".join(f"{r} ({hms(cluster[r])})" for r in cpath if r in cluster))
     out.append(f"\nMemory at the full trace's size: the maps as measured (a slice shard has a real shard's rows); "
