@@ -1,4 +1,4 @@
-# Map (one job per shard) and reduce (one job per bucket) to per-task data (Janus & Rzadca §3.1).
+# Map (one job per shard or batch of shards) and reduce (one job per bucket) to per-task data (Janus & Rzadca §3.1).
 
 TARGETS.append(
     (
@@ -61,9 +61,9 @@ rule map_task_usage:
     # one thread: 8 real-size shards take 16.2-16.6 s two at a time, 19.0-19.3 s one at a time with two threads
     threads: 1
     resources:
-        # peak 311 MB (27.7 MB in) / 569 MB (111 MB in; a real shard is ~90 MB) on the default run / the paper-scale slice
-        # (bench/memory.py); 1,221 MB for a batch of the 2-shard slice's two shards (111 + 103 MB; the map script run
-        # on them alone, this fit's one batch point: task_usage is not batched by default)
+        # one shard: peak 311 MB (27.7 MB in) / 569 MB (111 MB in; a real shard is ~90 MB) on the default run / the
+        # paper-scale slice; a batch of two real-size shards (the default shards_per_map): 1,169-1,279 MB (the
+        # 8-shard slice) and 1,221 MB (the 2-shard slice's 111 + 103 MB) (bench/memory.py)
         mem_mb=batch_mem(315, 4.35, 5.2),
         runtime=15,
     conda:
