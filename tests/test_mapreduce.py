@@ -341,3 +341,17 @@ def test_write_sorted_bounds_a_pass_and_leaves_nothing_on_failure(tmp_path, monk
     with pytest.raises(OSError, match="disk full"):
         io.write_sorted([tmp_path / "a.parquet"], tmp_path / "late.parquet", ["job_id"], rows_per_pass=100)
     assert len(calls) == 4 and not list(tmp_path.glob("late*"))
+
+
+def test_bucket_frames_reads_a_parts_buckets_in_order_and_checks_their_numbers(tmp_path):
+    """A part's bucket files come back one at a time with their bucket numbers (not their positions), the asked
+    columns only; a list of numbers that does not match the files is an error saying both counts."""
+    paths = []
+    for b in (4, 5, 7):
+        paths.append(tmp_path / f"bucket-{b}.parquet")
+        pl.DataFrame({"job_id": [b, b], "inst": [0.1 * b, 0.2 * b], "avg": [0.0, 1.0]}).write_parquet(paths[-1])
+    got = list(io.bucket_frames(paths, [4, 5, 7], ["job_id", "inst"]))
+    assert [b for b, _ in got] == [4, 5, 7]
+    assert all(f.columns == ["job_id", "inst"] and f["job_id"].to_list() == [b, b] for b, f in got)
+    with pytest.raises(ValueError, match="3 bucket files for 2 bucket numbers"):
+        list(io.bucket_frames(paths, [4, 5]))

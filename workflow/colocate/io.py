@@ -112,3 +112,16 @@ def read_bucket(paths: Sequence[str | Path], bucket: int, column: str = "bucket"
         .drop(column)
         .collect()
     )
+
+
+def bucket_frames(paths: Sequence[str | Path], buckets: Sequence[int], columns: Sequence[str] | None = None
+                  ) -> Iterator[tuple[int, pl.DataFrame]]:
+    """``(bucket, frame)`` for each of a job's bucket files, read one at a time, in order.
+
+    ``paths`` holds the files of the reduce buckets numbered ``buckets`` (a part of ``characterise.buckets_per_job``
+    buckets), so that each bucket's analysis can draw from a stream named by its number, whatever the part.
+    """
+    if len(paths) != len(buckets):
+        raise ValueError(f"{len(paths)} bucket files for {len(buckets)} bucket numbers")
+    for bucket, path in zip(buckets, paths):
+        yield int(bucket), pl.read_parquet(path, columns=None if columns is None else list(columns))

@@ -10,11 +10,10 @@ COLUMNS = ["job_id", "task_index", "start_time", "inst", "avg"]
 
 def main(inputs, outputs, params, log):
     p = params
-    parts = []
-    for b, path in zip(p.buckets, inputs.series, strict=True):
-        # each bucket its own stream: the parts are independent, whatever buckets_per_job
-        parts.append(ch.bucket_sampling_differences(pl.read_parquet(path, columns=COLUMNS), p.ks, ch.stream(p.seed, f"janus_fig1/{b}")))
-        log.info("bucket %d: %d differences", b, parts[-1].height)
+    # each bucket its own stream: the parts are independent, whatever buckets_per_job
+    parts = [ch.bucket_sampling_differences(records, p.ks, ch.stream(p.seed, f"janus_fig1/{b}"))
+             for b, records in io.bucket_frames(inputs.series, p.buckets, COLUMNS)]
+    log.info("differences per bucket: %s", dict(zip(p.buckets, (d.height for d in parts))))
     io.write_parquet(pl.concat(parts), outputs.values)
 
 

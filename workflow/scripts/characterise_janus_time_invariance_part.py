@@ -15,11 +15,10 @@ def main(inputs, outputs, params, log):
     if impossible:
         raise ValueError(f"characterise.janus.windows: Δ (delta) {impossible} records: two windows exceed the "
                          f"trace's {trace.TRACE_WINDOWS} five-minute windows")
-    parts = []
-    for b, path in zip(p.buckets, inputs.series, strict=True):
-        # each bucket its own stream: the parts are independent, whatever buckets_per_job
-        parts.append(ch.bucket_window_ks(pl.read_parquet(path, columns=COLUMNS), p.windows, ch.stream(p.seed, f"janus_s34/{b}")))
-        log.info("bucket %d: %d tests", b, parts[-1].height)
+    # each bucket its own stream: the parts are independent, whatever buckets_per_job
+    parts = [ch.bucket_window_ks(records, p.windows, ch.stream(p.seed, f"janus_s34/{b}"))
+             for b, records in io.bucket_frames(inputs.series, p.buckets, COLUMNS)]
+    log.info("tests per bucket: %s", dict(zip(p.buckets, (t.height for t in parts))))
     io.write_parquet(pl.concat(parts), outputs.tests)
 
 
