@@ -412,12 +412,18 @@ def main() -> None:
     report(wd, args, rules, rule_graph(wd), results)
 
 
-def shards_per_map(wd: Path) -> dict[str, int]:
-    """mapreduce.shards_per_map of the run in ``wd``: its config over the schema's defaults."""
+def shards_per_map(wd: Path, rules: dict[str, Rule]) -> dict[str, int]:
+    """Shards a map job mapped in the run in ``wd``: the most a ``map_TABLE`` job of its log read (so that a slice
+    run under another default is judged by what it did), else its config over the schema's defaults."""
     schema = yaml.safe_load((REPO / "workflow/schemas/config.schema.yaml").read_text())
     props = schema["properties"]["mapreduce"]["properties"]["shards_per_map"]["properties"]
     given = (yaml.safe_load((wd / "config.yaml").read_text()).get("mapreduce") or {}).get("shards_per_map") or {}
-    return {table: int(given.get(table, spec["default"])) for table, spec in props.items()}
+    per_map = {table: int(given.get(table, spec["default"])) for table, spec in props.items()}
+    for table in per_map:
+        r = rules.get(f"map_{table}")
+        if r is not None and r.jobs:
+            per_map[table] = max(j.inputs.count(".csv.gz") for j in r.jobs) or per_map[table]
+    return per_map
 
 
 def load_rules(wd: Path) -> tuple[dict[str, Rule], int]:
@@ -473,7 +479,7 @@ def report(wd: Path, args, rules: dict[str, Rule], deps: dict[str, set[str]], re
                    f"gzip -dc of the same shards, one at a time: {gz:.1f} s; ratio {quiet / gz:.2f} (target ≤ 1.0)\n")
 
     timed = [j for r in rules.values() if r.kind != "excluded" for j in r.jobs if j.seconds > 0]
-    per_map = shards_per_map(wd)
+    per_map = shards_per_map(wd, rules)
     k = Scale(f, PAPER_N / tasks if 0 < tasks < PAPER_N else 1.0, FULL_LONG_TASKS / tasks if tasks else 1.0,
               min(j.seconds for j in timed), min(j.rss for j in timed if j.rss > 50),
               {f"map_{table}": n for table, n in per_map.items()})
@@ -525,7 +531,8 @@ def report(wd: Path, args, rules: dict[str, Rule], deps: dict[str, set[str]], re
         out.append(f"| {cores} cores | {hms(work)} | {hms(cp)} | {hms(max(work / cores, cp))} … {hms(work / cores + cp)} |")
     out.append(f"| {FULL_SHARDS}-node cluster | {hms(work)} | {hms(ccp)} | {hms(ccp)} (one wave of jobs per rule) |")
     shares = sorted(((n * s * rules[name].threads, name) for name, (n, s, _) in proj.items()), reverse=True)
-    out.append("\nW by rule, the largest: " + ", ".join(f"{name} {hms(w)} ({100 * w / work:.0f}%)" for w, name in shares[:8]))
+    if work > 0:
+        out.append("\nW by rule, the largest: " + ", ".join(f"{name} {hms(w)} ({100 * w / work:.0f}%)" for w, name in shares[:8]))
     out.append(f"\nmap + reduce alone: W = {hms(mapreduce)}, on 2 cores ≥ {hms(mapreduce / 2)} (target ≤ 0:30:00)")
     out.append("Critical path on the cluster: " + " → ".join(f"{r} ({hms(cluster[r])})" for r in cpath if r in cluster))
     out.append(f"\nMemory at the full trace's size: the maps as measured (a slice shard has a real shard's rows); "

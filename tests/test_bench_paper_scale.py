@@ -51,6 +51,21 @@ def test_parse_jobs_reads_rule_benchmark_memory_and_inputs():
     assert jobs[0].outputs == "results/r/map/task_usage/part-00000-of-00008/records.parquet"
 
 
+def test_shards_a_map_job_mapped_come_from_the_log_not_todays_default(tmp_path):
+    """A slice run under another ``shards_per_map`` is projected by what its map jobs read: the most shards a job
+    of the rule had; a table with no map job in the log keeps the run's config over the schema's default."""
+    (tmp_path / "config.yaml").write_text("mapreduce:\n  shards_per_map:\n    job_events: 7\n")
+    batch = LOG.replace("input: resources/trace/t/task_usage/part-00000-of-00008.csv.gz",
+                        "input: resources/trace/t/task_usage/part-00000-of-00008.csv.gz, "
+                        "resources/trace/t/task_usage/part-00001-of-00008.csv.gz, resources/trace/t/task_usage/part-00002-of-00008.csv.gz")
+    for log, mapped in ((LOG, 1), (batch, 3)):
+        rules = {}
+        for job in ps.parse_jobs(log):
+            rules.setdefault(job.rule, ps.Rule(job.rule)).jobs.append(job)
+        per_map = ps.shards_per_map(tmp_path, rules)
+        assert per_map["task_usage"] == mapped and per_map["job_events"] == 7
+
+
 def test_peak_is_the_larger_of_the_benchmark_and_the_logged_high_water_mark(tmp_path):
     """Snakemake's benchmark samples RSS at intervals (it read 3 MB for a 0.5 s job); the rule script logs the
     kernel's VmHWM at exit. A job's peak is the larger, and a job without the log line keeps its benchmark's."""

@@ -345,7 +345,8 @@ def test_write_sorted_bounds_a_pass_and_leaves_nothing_on_failure(tmp_path, monk
 
 def test_bucket_frames_reads_a_parts_buckets_in_order_and_checks_their_numbers(tmp_path):
     """A part's bucket files come back one at a time with their bucket numbers (not their positions), the asked
-    columns only; a list of numbers that does not match the files is an error saying both counts."""
+    columns only; a list of numbers that does not match the files (in count, or a file's bucket-N name) is an error
+    that says so."""
     paths = []
     for b in (4, 5, 7):
         paths.append(tmp_path / f"bucket-{b}.parquet")
@@ -355,3 +356,11 @@ def test_bucket_frames_reads_a_parts_buckets_in_order_and_checks_their_numbers(t
     assert all(f.columns == ["job_id", "inst"] and f["job_id"].to_list() == [b, b] for b, f in got)
     with pytest.raises(ValueError, match="3 bucket files for 2 bucket numbers"):
         list(io.bucket_frames(paths, [4, 5]))
+    with pytest.raises(ValueError, match=r"bucket-5\.parquet: the file of bucket 5, given as bucket 6"):
+        list(io.bucket_frames(paths, [4, 6, 7]))  # a stale or shifted list of numbers
+    nested = tmp_path / "reduce" / "bucket-12" / "series.parquet"
+    nested.parent.mkdir(parents=True)
+    pl.DataFrame({"job_id": [1]}).write_parquet(nested)
+    assert [b for b, _ in io.bucket_frames([nested], [12])] == [12]
+    with pytest.raises(ValueError, match="the file of bucket 12, given as bucket 1$"):
+        list(io.bucket_frames([nested], [1]))

@@ -325,6 +325,30 @@ def test_a_characterisation_setting_reruns_only_what_reads_it(tiny_run, tmp_path
     write_config(work, characterise={"janus": {"windows": [12, 24]}})
     assert planned_rules(work) & RULES == {"janus_time_invariance_part", "janus_time_invariance", "janus_summary",
                                            "notebook_characterisation"}
+    write_config(work, characterise={"janus": {"sampling_ks": [1, 2, 5]}})
+    assert planned_rules(work) & RULES == {"janus_fig1_sampling_part", "janus_fig1_sampling", "janus_summary"}
+    # the level is the joins' business: the parts, which read every record, stay
+    write_config(work, characterise={"alpha": 0.01})
+    assert not planned_rules(work) & {"janus_fig1_sampling_part", "janus_time_invariance_part"}
+
+
+def test_bucket_parts_of_one_bucket_join_to_the_same_bytes(tiny_run, tmp_path):
+    """``characterise.buckets_per_job: 1`` splits Fig 1 and §3.4 into one job per bucket, named by its buckets (so
+    no file of the old grouping is read again); the joins write the same bytes as the default's single part."""
+    work = tmp_path / "w"
+    shutil.copytree(tiny_run, work, symlinks=True)
+    r = "results/synthetic-tiny"
+    joined = [f"{r}/characterise/janus_fig1_sampling.parquet", f"{r}/tables/janus_fig1_sampling.csv",
+              f"{r}/characterise/janus_s34_ks.parquet", f"{r}/tables/janus_s34_time_invariance.csv"]
+    before = {name: (work / name).read_bytes() for name in joined}
+    assert sorted(p.name for p in (work / r / "characterise/janus_s34").iterdir()) == ["buckets-0-3.parquet"]
+    write_config(work, characterise={"buckets_per_job": 1})
+    snakemake(work, *joined)
+    for table in ("janus_fig1", "janus_s34"):
+        names = sorted(p.name for p in (work / r / "characterise" / table).iterdir())
+        assert names == ["buckets-0-0.parquet", "buckets-0-3.parquet", "buckets-1-1.parquet", "buckets-2-2.parquet",
+                         "buckets-3-3.parquet"], table
+    assert {name: (work / name).read_bytes() for name in joined} == before
 
 
 @pytest.mark.parametrize(
@@ -350,11 +374,11 @@ def test_bad_sizes_fail_the_job_naming_the_parameter(tiny_run, tmp_path):
     res = snakemake(work, "--keep-going", "results/synthetic-tiny/tables/janus_s34_time_invariance.csv",
                     "results/synthetic-tiny/characterise/task_clusters.parquet", check=False)
     assert res.returncode != 0
-    s34_log = (work / "results/synthetic-tiny/logs/characterise/janus_time_invariance/part-0.log").read_text()
+    s34_log = (work / "results/synthetic-tiny/logs/characterise/janus_time_invariance/buckets-0-3.log").read_text()
     out = res.stdout + res.stderr
     assert "delta" in s34_log + out and "100000" in s34_log + out
     assert "k=100000" in (work / "results/synthetic-tiny/logs/characterise/janus_clusters.log").read_text()
-    assert not (work / "results/synthetic-tiny/characterise/janus_s34/part-0.parquet").exists()  # the failed job's
+    assert not (work / "results/synthetic-tiny/characterise/janus_s34/buckets-0-3.parquet").exists()  # the failed job's
     status = insufficient.read_status(work / "results/synthetic-tiny/characterise/task_clusters.parquet")
     assert status is not None and "k=100000 is larger than the number of tasks" in status.reason
 

@@ -6,6 +6,7 @@ I/O helpers shared by the rule scripts; the science lives elsewhere.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -124,4 +125,8 @@ def bucket_frames(paths: Sequence[str | Path], buckets: Sequence[int], columns: 
     if len(paths) != len(buckets):
         raise ValueError(f"{len(paths)} bucket files for {len(buckets)} bucket numbers")
     for bucket, path in zip(buckets, paths):
+        # a reducer's file sits in bucket-N/ (or is named bucket-N): its number must be the one asked for
+        named = re.search(r"(?:^|[/\\])bucket-(\d+)(?:[/\\.]|$)", str(path))
+        if named is not None and int(named.group(1)) != int(bucket):
+            raise ValueError(f"{path}: the file of bucket {named.group(1)}, given as bucket {bucket}")
         yield int(bucket), pl.read_parquet(path, columns=None if columns is None else list(columns))

@@ -62,20 +62,20 @@ SUMMARY_PARTS.append((("task_events", "task_usage"), f"{RESULTS}/summary/charact
 
 rule janus_fig1_sampling_part:
     input:
-        series=lambda wc: bucket_series(CH_PARTS[int(wc.part)]),
+        series=lambda wc: bucket_series(CH_PARTS[wc.part]),
     output:
-        values=f"{RESULTS}/characterise/janus_fig1/part-{{part}}.parquet",
+        values=f"{RESULTS}/characterise/janus_fig1/{{part}}.parquet",
     wildcard_constraints:
-        part=r"\d+",
+        part=r"buckets-\d+-\d+",
     params:
-        buckets=lambda wc: CH_PARTS[int(wc.part)],
+        buckets=lambda wc: CH_PARTS[wc.part],
         ks=CH_JANUS["sampling_ks"],
         seed=CH["seed"],
         code=code_digest("insufficient", "analysis.characterise", "prep.tasks", "io"),
     log:
-        f"{RESULTS}/logs/characterise/janus_fig1_sampling/part-{{part}}.log",
+        f"{RESULTS}/logs/characterise/janus_fig1_sampling/{{part}}.log",
     benchmark:
-        f"{RESULTS}/benchmarks/characterise/janus_fig1_sampling/part-{{part}}.tsv"
+        f"{RESULTS}/benchmarks/characterise/janus_fig1_sampling/{{part}}.tsv"
     priority: PRIORITY_LONG_JOB
     threads: 1
     resources:
@@ -92,7 +92,7 @@ rule janus_fig1_sampling_part:
 
 rule janus_fig1_sampling:
     input:
-        values=expand(f"{RESULTS}/characterise/janus_fig1/part-{{part}}.parquet", part=range(len(CH_PARTS))),
+        values=expand(f"{RESULTS}/characterise/janus_fig1/{{part}}.parquet", part=CH_PARTS),
         # its status says why when the trace has no long task
         long=f"{RESULTS}/tasks/long_tasks.parquet",
     output:
@@ -170,20 +170,20 @@ rule janus_variability:
 
 rule janus_time_invariance_part:
     input:
-        series=lambda wc: bucket_series(CH_PARTS[int(wc.part)]),
+        series=lambda wc: bucket_series(CH_PARTS[wc.part]),
     output:
-        tests=f"{RESULTS}/characterise/janus_s34/part-{{part}}.parquet",
+        tests=f"{RESULTS}/characterise/janus_s34/{{part}}.parquet",
     wildcard_constraints:
-        part=r"\d+",
+        part=r"buckets-\d+-\d+",
     params:
-        buckets=lambda wc: CH_PARTS[int(wc.part)],
+        buckets=lambda wc: CH_PARTS[wc.part],
         windows=CH_JANUS["windows"],
         seed=CH["seed"],
         code=code_digest("insufficient", "analysis.characterise", "prep.tasks", "io", "trace"),
     log:
-        f"{RESULTS}/logs/characterise/janus_time_invariance/part-{{part}}.log",
+        f"{RESULTS}/logs/characterise/janus_time_invariance/{{part}}.log",
     benchmark:
-        f"{RESULTS}/benchmarks/characterise/janus_time_invariance/part-{{part}}.tsv"
+        f"{RESULTS}/benchmarks/characterise/janus_time_invariance/{{part}}.tsv"
     priority: PRIORITY_LONG_JOB
     threads: 1
     resources:
@@ -199,7 +199,7 @@ rule janus_time_invariance_part:
 
 rule janus_time_invariance:
     input:
-        tests=expand(f"{RESULTS}/characterise/janus_s34/part-{{part}}.parquet", part=range(len(CH_PARTS))),
+        tests=expand(f"{RESULTS}/characterise/janus_s34/{{part}}.parquet", part=CH_PARTS),
         # its status says why when the trace has no long task
         long=f"{RESULTS}/tasks/long_tasks.parquet",
     output:

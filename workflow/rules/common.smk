@@ -300,8 +300,11 @@ def largest_input_mem(base, per_mb):
 
 
 def bucket_parts(per_job):
-    """The reduce buckets in consecutive groups of ``per_job`` (the last may hold fewer): one job's part."""
-    return [BUCKETS[i : i + per_job] for i in range(0, len(BUCKETS), per_job)]
+    """The reduce buckets in consecutive groups of ``per_job`` (the last may hold fewer), one job's part each:
+    name → buckets. A part is named ``buckets-FIRST-LAST`` by the buckets it holds, so that a new
+    ``buckets_per_job`` names new files and a part file never stands for other buckets than its own."""
+    groups = [BUCKETS[i : i + per_job] for i in range(0, len(BUCKETS), per_job)]
+    return {f"buckets-{g[0]}-{g[-1]}": g for g in groups}
 
 
 def bucket_series(buckets):
