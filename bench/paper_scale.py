@@ -413,8 +413,9 @@ def main() -> None:
 
 
 def shards_per_map(wd: Path, rules: dict[str, Rule]) -> dict[str, int]:
-    """Shards a map job mapped in the run in ``wd``: the most a ``map_TABLE`` job of its log read (so that a slice
-    run under another default is judged by what it did), else its config over the schema's defaults."""
+    """Shards a map job maps in the run in ``wd``: the most a ``map_TABLE`` job of its log read, so that a slice
+    run under another default is judged by what it did; else, or where one job read all of the slice's shards
+    (a batch the slice cut short), its config over the schema's defaults."""
     schema = yaml.safe_load((REPO / "workflow/schemas/config.schema.yaml").read_text())
     props = schema["properties"]["mapreduce"]["properties"]["shards_per_map"]["properties"]
     given = (yaml.safe_load((wd / "config.yaml").read_text()).get("mapreduce") or {}).get("shards_per_map") or {}
@@ -422,7 +423,8 @@ def shards_per_map(wd: Path, rules: dict[str, Rule]) -> dict[str, int]:
     for table in per_map:
         r = rules.get(f"map_{table}")
         if r is not None and r.jobs:
-            per_map[table] = max(j.inputs.count(".csv.gz") for j in r.jobs) or per_map[table]
+            most = max(j.inputs.count(".csv.gz") for j in r.jobs)
+            per_map[table] = max(most, per_map[table]) if len(r.jobs) == 1 else most or per_map[table]
     return per_map
 
 

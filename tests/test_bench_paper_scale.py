@@ -53,17 +53,24 @@ def test_parse_jobs_reads_rule_benchmark_memory_and_inputs():
 
 def test_shards_a_map_job_mapped_come_from_the_log_not_todays_default(tmp_path):
     """A slice run under another ``shards_per_map`` is projected by what its map jobs read: the most shards a job
-    of the rule had; a table with no map job in the log keeps the run's config over the schema's default."""
-    (tmp_path / "config.yaml").write_text("mapreduce:\n  shards_per_map:\n    job_events: 7\n")
+    of the rule had; a table with no map job in the log, or one job for all of the slice's shards (a batch the
+    slice cut short), keeps the run's config over the schema's default."""
+    (tmp_path / "config.yaml").write_text("mapreduce:\n  shards_per_map:\n    job_events: 7\n    task_usage: 1\n")
     batch = LOG.replace("input: resources/trace/t/task_usage/part-00000-of-00008.csv.gz",
                         "input: resources/trace/t/task_usage/part-00000-of-00008.csv.gz, "
                         "resources/trace/t/task_usage/part-00001-of-00008.csv.gz, resources/trace/t/task_usage/part-00002-of-00008.csv.gz")
-    for log, mapped in ((LOG, 1), (batch, 3)):
+    block = batch[batch.index("localrule map_task_usage"):batch.index("rule summary")]
+    one = block.replace("part-00000-of-00008.csv.gz, ", "").replace("part-00001-of-00008.csv.gz, ", "")
+    for log, mapped in ((LOG, 1), (batch, 3), (batch + one, 3), (block + block, 3), (one + one, 1)):
         rules = {}
         for job in ps.parse_jobs(log):
             rules.setdefault(job.rule, ps.Rule(job.rule)).jobs.append(job)
         per_map = ps.shards_per_map(tmp_path, rules)
-        assert per_map["task_usage"] == mapped and per_map["job_events"] == 7
+        assert per_map["task_usage"] == mapped and per_map["job_events"] == 7, log
+    (tmp_path / "config.yaml").write_text("mapreduce:\n  shards_per_map:\n    task_usage: 5\n")
+    assert ps.shards_per_map(tmp_path, rules)["task_usage"] == 1  # two jobs of one: the slice ran one a job
+    rules = {"map_task_usage": ps.Rule("map_task_usage", ps.parse_jobs(batch)[:1])}
+    assert ps.shards_per_map(tmp_path, rules)["task_usage"] == 5  # one job of all 3 shards: a batch of 5 cut short
 
 
 def test_peak_is_the_larger_of_the_benchmark_and_the_logged_high_water_mark(tmp_path):
