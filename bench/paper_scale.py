@@ -322,6 +322,27 @@ def full_size_buckets(wd: Path, shards: int) -> Rule:
     return rule
 
 
+def full_size_realizations(wd: Path, results: str, reduce_dir: Path, chosen: int) -> tuple[float, float]:
+    """``sample_realizations``' code (``bench/sample_realizations.py``) on the full-size buckets, with ``chosen``
+    of the slice's long tasks drawn (R = 10,000): seconds and anonymous peak MB, its own process.
+
+    Chosen as the full trace chooses (N = 100,000 of its 800,000 long tasks), each bucket holds a full-trace
+    bucket's records and chosen records, but more chosen tasks (8× on the 8-shard slice): the slice's long tasks
+    are about as many but shorter. So 256 / b times this is an upper bound on the full trace's job: its reads as
+    they are, its draws and writes over."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from sample_realizations import CHILD
+    from timing import child
+
+    out = wd / "full-size-realizations"
+    out.mkdir(exist_ok=True)
+    try:
+        return child(CHILD, wd / results / "tasks" / "long_tasks.parquet", reduce_dir, chosen, 10_000,
+                     out / "matrix", "ours")
+    finally:
+        shutil.rmtree(out)
+
+
 def fan_in_seconds(wd: Path, results: str) -> dict[str, float]:
     """A reducer's cost per map output it opens, by table: the best of three reads of a bucket no row holds from
     500 hard links of the slice's first output (each file's footer is read and all its row groups pruned). On the
@@ -518,6 +539,19 @@ def report(wd: Path, args, rules: dict[str, Rule], deps: dict[str, set[str]], re
                    f"opens costs it " + ", ".join(f"{1000 * c:.2f} ms ({t}, {more[t]} more on the full trace)"
                                                   for t, c in per_file.items())
                    + f": {full.mean + extra:.1f} s a bucket on the full trace.\n")
+    reduce_dirs = sorted(wd.glob("full-size-buckets-*/results/*/reduce"))
+    if full.jobs and reduce_dirs and "sample_realizations" in proj and tasks:
+        chosen = max(1, round(tasks * PAPER_N / FULL_LONG_TASKS))
+        seconds, anon = full_size_realizations(wd, results, reduce_dirs[0], chosen)
+        groups = 256 / len(full.jobs)
+        over = chosen / len(full.jobs) / (PAPER_N / 256)  # chosen tasks a bucket here / on the full trace
+        line = proj["sample_realizations"]
+        proj["sample_realizations"] = (line[0], k.overhead_s + seconds * groups, line[2])
+        out.append(f"sample_realizations measured on the {len(full.jobs)} full-size buckets, {chosen:,} of the slice's "
+                   f"long tasks chosen (the full trace's share, N / {FULL_LONG_TASKS:,}): {seconds:.1f} s, "
+                   f"{anon:.0f} MB anonymous; × {groups:.0f} = {hms(seconds * groups)} for the full trace's 256 "
+                   f"buckets, an upper bound (each bucket's draws and writes {over:.1f}× the full trace's), taken instead of "
+                   f"the line's {hms(line[1])}.\n")
     # core-seconds: a job holds its threads' cores for its wall time (as many as its rule declares)
     work = sum(n * s * rules[name].threads for name, (n, s, _) in proj.items())
     mapreduce = sum(n * s * rules[name].threads for name, (n, s, _) in proj.items()
