@@ -148,6 +148,11 @@ class Rule:
         return max((j.mem_mb or 0 for j in self.jobs), default=0)
 
 
+def _shards_per_map_schema() -> dict:
+    schema = yaml.safe_load((REPO / "workflow/schemas/config.schema.yaml").read_text())
+    return schema["properties"]["mapreduce"]["properties"]["shards_per_map"]["properties"]
+
+
 def write_config(workdir: Path, shards: int, seed: int) -> str:
     run = f"paper-slice-{shards}"
     config = {
@@ -159,6 +164,8 @@ def write_config(workdir: Path, shards: int, seed: int) -> str:
             "slice_days": round(shards * DAYS_PER_SHARD, 6),
             "shards": {"task_usage": shards, "task_events": shards, "job_events": shards},
         },
+        # as today's defaults: a later --reuse projects the batches the slice ran with
+        "mapreduce": {"shards_per_map": {table: spec["default"] for table, spec in _shards_per_map_schema().items()}},
     }
     (workdir / "config.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
     return run
@@ -300,16 +307,21 @@ def hms(s: float) -> str:
     return f"{s // 3600}:{s % 3600 // 60:02d}:{s % 60:02d}"
 
 
+def full_size_dir(wd: Path, shards: int) -> Path:
+    """The workdir of the slice cut into 256 · K / 500 buckets (:func:`full_size_buckets`)."""
+    return wd / f"full-size-buckets-{max(1, round(256 * shards / FULL_SHARDS))}"
+
+
 def full_size_buckets(wd: Path, shards: int) -> Rule:
     """The reducers at their full-trace size: the slice again with 256 · K / 500 buckets, so that each holds
     what one of the full trace's 256 buckets holds; one reducer at a time (--cores 1), each alone."""
-    buckets = max(1, round(256 * shards / FULL_SHARDS))
-    fb = wd / f"full-size-buckets-{buckets}"
+    fb = full_size_dir(wd, shards)
+    buckets = int(fb.name.rsplit("-", 1)[1])
     if not (fb / "paper_scale.log").exists():
         fb.mkdir(exist_ok=True)
         config = yaml.safe_load((wd / "config.yaml").read_text())
         config["run"] = f"{config['run']}-b{buckets}"
-        config["mapreduce"] = {"buckets": buckets}
+        config.setdefault("mapreduce", {})["buckets"] = buckets
         (fb / "config.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
         if not (fb / "resources").exists():
             (fb / "resources").symlink_to(wd / "resources")  # the same synthesized trace
@@ -437,8 +449,7 @@ def shards_per_map(wd: Path, rules: dict[str, Rule]) -> dict[str, int]:
     """Shards a map job maps in the run in ``wd``: the most a ``map_TABLE`` job of its log read, so that a slice
     run under another default is judged by what it did; else, or where one job read all of the slice's shards
     (a batch the slice cut short), its config over the schema's defaults."""
-    schema = yaml.safe_load((REPO / "workflow/schemas/config.schema.yaml").read_text())
-    props = schema["properties"]["mapreduce"]["properties"]["shards_per_map"]["properties"]
+    props = _shards_per_map_schema()
     given = (yaml.safe_load((wd / "config.yaml").read_text()).get("mapreduce") or {}).get("shards_per_map") or {}
     per_map = {table: int(given.get(table, spec["default"])) for table, spec in props.items()}
     for table in per_map:
@@ -539,7 +550,7 @@ def report(wd: Path, args, rules: dict[str, Rule], deps: dict[str, set[str]], re
                    f"opens costs it " + ", ".join(f"{1000 * c:.2f} ms ({t}, {more[t]} more on the full trace)"
                                                   for t, c in per_file.items())
                    + f": {full.mean + extra:.1f} s a bucket on the full trace.\n")
-    reduce_dirs = sorted(wd.glob("full-size-buckets-*/results/*/reduce"))
+    reduce_dirs = sorted(full_size_dir(wd, args.shards).glob("results/*/reduce"))
     if full.jobs and reduce_dirs and "sample_realizations" in proj and tasks:
         chosen = max(1, round(tasks * PAPER_N / FULL_LONG_TASKS))
         seconds, anon = full_size_realizations(wd, results, reduce_dirs[0], chosen)

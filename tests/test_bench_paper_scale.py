@@ -51,7 +51,7 @@ def test_parse_jobs_reads_rule_benchmark_memory_and_inputs():
     assert jobs[0].outputs == "results/r/map/task_usage/part-00000-of-00008/records.parquet"
 
 
-def test_shards_a_map_job_mapped_come_from_the_log_not_todays_default(tmp_path):
+def test_shards_a_map_job_mapped_come_from_the_log_before_the_config(tmp_path):
     """A slice run under another ``shards_per_map`` is projected by what its map jobs read: the most shards a job
     of the rule had; a table with no map job in the log, or one job for all of the slice's shards (a batch the
     slice cut short), keeps the run's config over the schema's default."""

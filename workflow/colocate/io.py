@@ -126,7 +126,7 @@ def bucket_frames(paths: Sequence[str | Path], buckets: Sequence[int], columns: 
         raise ValueError(f"{len(paths)} bucket files for {len(buckets)} bucket numbers")
     for bucket, path in zip(buckets, paths):
         # a reducer's file sits in bucket-N/ (or is named bucket-N): its number must be the one asked for
-        named = re.search(r"(?:^|[/\\])bucket-(\d+)(?:[/\\.]|$)", str(path))
+        named = re.fullmatch(r"bucket-(\d+)", Path(path).parent.name) or re.fullmatch(r"bucket-(\d+)", Path(path).stem)
         if named is not None and int(named.group(1)) != int(bucket):
             raise ValueError(f"{path}: the file of bucket {named.group(1)}, given as bucket {bucket}")
         yield int(bucket), pl.read_parquet(path, columns=None if columns is None else list(columns))
