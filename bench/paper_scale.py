@@ -14,6 +14,8 @@ Printed, from Snakemake's own per-job benchmark files and job log:
 * the map of task_usage against ``gzip -dc`` of the same shards, both again after the run, one at a time;
 * the reducers at full-trace size: the slice cut into 256 · K / 500 buckets, each then holding what one of
   the full trace's 256 buckets holds (~4.7 M records), run one at a time;
+* ``sample_realizations``' code on those buckets with the full trace's share of long tasks chosen: an upper bound
+  on its full-trace time, which the projection takes instead of a line;
 * the projection to the full trace (500 shards): per-shard jobs × 500/K in number (batches of
   ``mapreduce.shards_per_map`` shards: 500 / that many jobs, each its shards' cost); the reducers as measured
   at full size, plus the footer of every map output a full-trace reducer opens beyond theirs; rules that read the whole trace (``SCALING``) along the line through this slice and a smaller
@@ -57,6 +59,8 @@ MEMORY_LIMIT_MB = 4096  # the profiles' default mem_mb per job
 FULL_SIZE_BENCHED = ("collect_tasks", "job_table", "dominant_jobs", "janus_clusters", "cpumem_classify",
                      "periodicity_components", "periodicity_packing", "sample_realizations")
 PAPER_N = 100_000  # realizations.n_tasks at the paper scale
+PAPER_R = 10_000  # realizations.n_realizations at the paper scale
+FULL_BUCKETS = 256  # mapreduce.buckets at the paper scale
 FULL_LONG_TASKS = 800_000  # long tasks (≥ 2 h) of the full trace, Janus & Rzadca §3.5
 
 # How each rule's cost grows from the slice to the full trace. shard: one job per shard, each as measured;
@@ -307,16 +311,20 @@ def hms(s: float) -> str:
     return f"{s // 3600}:{s % 3600 // 60:02d}:{s % 60:02d}"
 
 
+def full_size_bucket_count(shards: int) -> int:
+    """Buckets of a K-shard slice that each hold what one of the full trace's buckets holds: 256 · K / 500."""
+    return max(1, round(FULL_BUCKETS * shards / FULL_SHARDS))
+
+
 def full_size_dir(wd: Path, shards: int) -> Path:
-    """The workdir of the slice cut into 256 · K / 500 buckets (:func:`full_size_buckets`)."""
-    return wd / f"full-size-buckets-{max(1, round(256 * shards / FULL_SHARDS))}"
+    """The workdir of the slice cut into :func:`full_size_bucket_count` buckets (:func:`full_size_buckets`)."""
+    return wd / f"full-size-buckets-{full_size_bucket_count(shards)}"
 
 
 def full_size_buckets(wd: Path, shards: int) -> Rule:
     """The reducers at their full-trace size: the slice again with 256 · K / 500 buckets, so that each holds
     what one of the full trace's 256 buckets holds; one reducer at a time (--cores 1), each alone."""
-    fb = full_size_dir(wd, shards)
-    buckets = int(fb.name.rsplit("-", 1)[1])
+    fb, buckets = full_size_dir(wd, shards), full_size_bucket_count(shards)
     if not (fb / "paper_scale.log").exists():
         fb.mkdir(exist_ok=True)
         config = yaml.safe_load((wd / "config.yaml").read_text())
@@ -336,7 +344,7 @@ def full_size_buckets(wd: Path, shards: int) -> Rule:
 
 def full_size_realizations(wd: Path, results: str, reduce_dir: Path, chosen: int) -> tuple[float, float]:
     """``sample_realizations``' code (``bench/sample_realizations.py``) on the full-size buckets, with ``chosen``
-    of the slice's long tasks drawn (R = 10,000): seconds and anonymous peak MB, its own process.
+    of the slice's long tasks drawn (the paper's R): seconds and anonymous peak MB, its own process.
 
     Chosen as the full trace chooses (N = 100,000 of its 800,000 long tasks), each bucket holds a full-trace
     bucket's records and chosen records, but more chosen tasks (8× on the 8-shard slice): the slice's long tasks
@@ -349,7 +357,7 @@ def full_size_realizations(wd: Path, results: str, reduce_dir: Path, chosen: int
     out = wd / "full-size-realizations"
     out.mkdir(exist_ok=True)
     try:
-        return child(CHILD, wd / results / "tasks" / "long_tasks.parquet", reduce_dir, chosen, 10_000,
+        return child(CHILD, wd / results / "tasks" / "long_tasks.parquet", reduce_dir, chosen, PAPER_R,
                      out / "matrix", "ours")
     finally:
         shutil.rmtree(out)
@@ -554,13 +562,13 @@ def report(wd: Path, args, rules: dict[str, Rule], deps: dict[str, set[str]], re
     if full.jobs and reduce_dirs and "sample_realizations" in proj and tasks:
         chosen = max(1, round(tasks * PAPER_N / FULL_LONG_TASKS))
         seconds, anon = full_size_realizations(wd, results, reduce_dirs[0], chosen)
-        groups = 256 / len(full.jobs)
-        over = chosen / len(full.jobs) / (PAPER_N / 256)  # chosen tasks a bucket here / on the full trace
+        groups = FULL_BUCKETS / len(full.jobs)
+        over = chosen / len(full.jobs) / (PAPER_N / FULL_BUCKETS)  # chosen tasks a bucket here / on the full trace
         line = proj["sample_realizations"]
         proj["sample_realizations"] = (line[0], k.overhead_s + seconds * groups, line[2])
         out.append(f"sample_realizations measured on the {len(full.jobs)} full-size buckets, {chosen:,} of the slice's "
                    f"long tasks chosen (the full trace's share, N / {FULL_LONG_TASKS:,}): {seconds:.1f} s, "
-                   f"{anon:.0f} MB anonymous; × {groups:.0f} = {hms(seconds * groups)} for the full trace's 256 "
+                   f"{anon:.0f} MB anonymous; × {groups:.0f} = {hms(seconds * groups)} for the full trace's {FULL_BUCKETS} "
                    f"buckets, an upper bound (each bucket's draws and writes {over:.1f}× the full trace's), taken instead of "
                    f"the line's {hms(line[1])}.\n")
     # core-seconds: a job holds its threads' cores for its wall time (as many as its rule declares)

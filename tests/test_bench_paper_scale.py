@@ -141,3 +141,9 @@ def test_critical_path_is_the_heaviest_chain():
     deps = {"map": set(), "reduce": {"map"}, "a": {"reduce"}, "b": {"reduce"}, "c": {"b"}, "all": {"a", "c"}}
     weight = {"map": 2, "reduce": 4, "a": 10, "b": 3, "c": 8, "all": 0}
     assert ps.critical_path(deps, weight) == (17, ["map", "reduce", "b", "c", "all"])
+
+
+@pytest.mark.parametrize(("shards", "buckets"), [(1, 1), (2, 1), (8, 4), (100, 51), (500, 256)])
+def test_full_size_buckets_hold_what_a_full_trace_bucket_holds(shards, buckets):
+    """256 · K / 500 buckets (at least one): each then holds 1/256 of the full trace's records, by hand."""
+    assert ps.full_size_bucket_count(shards) == buckets
