@@ -136,6 +136,23 @@ def test_differences_list_the_rows_outside_tolerance_with_their_cause():
     assert summary.update_readme(readme, t) == f"intro\n{summary.README_START}\n{text}{summary.README_END}\nrest\n"
 
 
+def test_the_model_s_causes_are_kept_on_synthetic_runs_only():
+    """A cause measured on the synthetic model ("synthetic model: …") explains that model's row; on a real trace the
+    row is listed without a cause, and a cause of any other kind stays on both."""
+    model = "Synthetic model: small jobs are too few (measured)"
+    other = "the paper's run carried 0.92× its load"
+    t = summary.combine([summary.rows("S", [
+        ("a", "1", 3.0, "", Compare(item="T", cause=model)),
+        ("b", "1", 3.0, "", Compare(item="T", cause=other)),
+        ("c", "1", 1.0, "", Compare(item="T", cause="synthetic model: given to a row within")),
+    ])])
+    assert summary.causes_for_trace(t, synthetic=True)["cause"].to_list() == t["cause"].to_list()
+    real = summary.causes_for_trace(t, synthetic=False)
+    assert real["cause"].to_list() == ["", other, ""]
+    assert "**Cause not measured yet.**" in summary.differences(real) and model not in summary.differences(real)
+    assert real.drop("cause").equals(t.drop("cause"))
+
+
 def test_the_readme_list_is_generated_from_the_reference_summary():
     """README's 'where the synthetic trace differs' list is differences() of the committed reference run."""
     from pathlib import Path

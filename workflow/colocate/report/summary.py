@@ -92,6 +92,20 @@ def another_trace(frame: pl.DataFrame, trace: str) -> pl.DataFrame:
     ).select(list(COLUMNS)).cast(COLUMNS)
 
 
+#: How a cause measured on the synthetic trace's model begins (e.g. "synthetic model: small jobs are too few …").
+MODEL_CAUSE = "synthetic model"
+
+
+def causes_for_trace(table: pl.DataFrame, synthetic: bool) -> pl.DataFrame:
+    """``table`` with the causes that explain the synthetic model (those beginning with :data:`MODEL_CAUSE`) kept
+    only on a synthetic run: on a real trace a row outside its tolerance is not the model's doing, and shows as
+    "Cause not measured yet" until one is measured there."""
+    if synthetic:
+        return table
+    model = pl.col("cause").fill_null("").str.to_lowercase().str.starts_with(MODEL_CAUSE)
+    return table.with_columns(pl.when(model).then(pl.lit("")).otherwise(pl.col("cause")).alias("cause"))
+
+
 def combine(parts: Iterable[pl.DataFrame]) -> pl.DataFrame:
     """Every part's rows in one table (``summary.csv``), sections in the order given."""
     parts = [p.select(list(COLUMNS)).cast(COLUMNS) for p in parts]
