@@ -33,6 +33,7 @@ from colocate.configtypes import NULL_WORDS, cli_text, coerce, coerce_config, co
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from snakemake.cli import parse_config
+from snakemake.settings.types import MaxJobsPerTimespan
 from wfutil import REPO, SAMPLE, azure_dataset_layout, snakemake, write_config
 
 SCHEMAS = REPO / "workflow" / "schemas"
@@ -429,11 +430,32 @@ def _run(workdir: Path, *args: str) -> subprocess.CompletedProcess:
     )
 
 
+def _seconds_from_last_line_to_exit(workdir: Path, *args: str) -> tuple[int, str, float]:
+    """``snakemake ARGS``: its return code, its output, and the seconds between its last line and its exit.
+
+    The default profile's job rate limit spans 10 minutes (profiles/default/config.yaml), and each scheduler
+    pass that had a job to run leaves a timer of that span, a non-daemon thread the process would wait for.
+    The run's hooks cancel them (workflow/rules/resume.smk): a run that is done, or has failed, exits at once.
+    """
+    proc = _start(workdir, *args)
+    lines, last = [], time.monotonic()
+    for line in proc.stdout:  # ends when the process exits and its pipe closes
+        lines.append(line)
+        last = time.monotonic()
+    proc.wait()
+    return proc.returncode, "".join(lines), time.monotonic() - last
+
+
 def test_profiles_live_where_snakemake_looks():
     assert (REPO / "profiles" / "default" / "config.yaml").is_file()
     assert not (REPO / "workflow" / "profiles").exists()
     default = yaml.safe_load((REPO / "profiles/default/config.yaml").read_text())
     assert default["rerun-incomplete"] is True and default["show-failed-logs"] is True and default["latency-wait"] > 0
+    # the job rate limit (there to keep the scheduler from re-running itself, see the profile) admits at least
+    # Snakemake's default 100 jobs a second, so it never holds a local job back, over a span longer than a default
+    # run (a 5 s span still left the slice's scheduler passing 0.3 of a core: the profile)
+    limit = MaxJobsPerTimespan.parse_choice(default["max-jobs-per-timespan"])
+    assert limit.max_jobs / limit.timespan >= 100 and limit.timespan >= 600
     for name in ("slurm", "kubernetes"):
         assert (REPO / "profiles" / name / "config.yaml").is_file()
     text = README.read_text()
@@ -449,11 +471,12 @@ def test_default_profile_is_picked_up_beside_the_snakefile(tmp_path):
     write_config(tmp_path)
     res = _run(tmp_path, "--workflow-profile", "none", "synthesize_trace")
     assert res.returncode != 0 and "cores have to be specified" in res.stdout + res.stderr
-    res = _run(tmp_path, "synthesize_trace")  # the cheapest real job: a few seconds at the tiny scale
-    out = res.stdout + res.stderr
+    # the cheapest real job: a few seconds at the tiny scale
+    code, out, exit_delay = _seconds_from_last_line_to_exit(tmp_path, "synthesize_trace")
     assert f"workflow specific profile {REPO / 'profiles' / 'default'}" in out
-    assert res.returncode == 0, out[-3000:]
+    assert code == 0, out[-3000:]
     assert re.search(r"Provided cores: 2\b", out), out[-3000:]
+    assert exit_delay < 60, f"exited {exit_delay:.0f} s after its last line (the profile's timers: 600 s)"
 
 
 TARGET = "results/synthetic-tiny/tables/task_counts.csv"
@@ -570,12 +593,14 @@ def test_a_failing_script_leaves_its_traceback_in_its_log_and_no_tmp(tmp_path):
     work.mkdir()
     write_config(work, trace={"source": "local", "path": str(trace)}, run="corrupt")
     # the sample's three task_events shards are mapped by one job (mapreduce.shards_per_map)
-    res = snakemake(work, "results/corrupt/map/task_events/batch-00000-00002-of-00500.parquet", check=False)
-    assert res.returncode != 0
+    code, out, exit_delay = _seconds_from_last_line_to_exit(
+        work, "--cores", "2", "results/corrupt/map/task_events/batch-00000-00002-of-00500.parquet")
+    assert code != 0
+    assert exit_delay < 60, f"exited {exit_delay:.0f} s after its last line (the profile's timers: 600 s)"
     log = (work / "results/corrupt/logs/map_task_events/batch-00000-00002-of-00500.log").read_text()
     assert "Traceback (most recent call last)" in log
     assert "TraceFormatError" in log and "corrupt gzip" in log and str(shard) in log
-    assert "Traceback" in res.stdout + res.stderr  # still on the console too
+    assert "Traceback" in out  # still on the console too
     assert not list(work.rglob("*.tmp")) and not list(trace.rglob("*.tmp"))
 
 

@@ -8,6 +8,7 @@
 # never touched: a second start while it runs still gets Snakemake's lock message.
 import os
 import socket
+import threading
 
 _OWNERS = Path(".snakemake") / "colocate-lock-owners"
 _LOCKS = Path(".snakemake") / "locks"
@@ -49,6 +50,18 @@ if workflow.is_main_process and workflow.workflow_settings.persistence_backend.n
     _remove_stale_lock()
 
 
+def _cancel_rescheduling_timers():
+    """Cancel the scheduler's pending re-run timers (``threading.Timer``), so that Snakemake exits at once.
+
+    The default profile sets a job rate limit whose timespan (10 min) is longer than most runs: each of the
+    scheduler's passes leaves a timer that wakes it one timespan later, and Snakemake does not cancel them
+    (snakemake/snakemake#3744). They are not daemon threads, so the finished process would wait for the
+    last of them. Once the run is over none is needed."""
+    for thread in threading.enumerate():
+        if isinstance(thread, threading.Timer):
+            thread.cancel()
+
+
 onstart:
     _OWNERS.mkdir(parents=True, exist_ok=True)
     _owner_file().touch()
@@ -56,7 +69,9 @@ onstart:
 
 onsuccess:
     _owner_file().unlink(missing_ok=True)
+    _cancel_rescheduling_timers()
 
 
 onerror:
     _owner_file().unlink(missing_ok=True)
+    _cancel_rescheduling_timers()
