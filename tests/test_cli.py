@@ -21,6 +21,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -430,20 +431,33 @@ def _run(workdir: Path, *args: str) -> subprocess.CompletedProcess:
     )
 
 
-def _seconds_from_last_line_to_exit(workdir: Path, *args: str) -> tuple[int, str, float]:
+def _seconds_from_last_line_to_exit(workdir: Path, *args: str, deadline: float = 300) -> tuple[int, str, float]:
     """``snakemake ARGS``: its return code, its output, and the seconds between its last line and its exit.
 
     The default profile's job rate limit spans 10 minutes (profiles/default/config.yaml), and each scheduler
-    pass that had a job to run leaves a timer of that span, a non-daemon thread the process would wait for.
+    pass that finds a job to run leaves a timer of that span, a non-daemon thread the process would wait for.
     The run's hooks cancel them (workflow/rules/resume.smk): a run that is done, or has failed, exits at once.
+    A run still alive after ``deadline`` seconds is killed and fails the test.
     """
     proc = _start(workdir, *args)
-    lines, last = [], time.monotonic()
-    for line in proc.stdout:  # ends when the process exits and its pipe closes
-        lines.append(line)
-        last = time.monotonic()
-    proc.wait()
-    return proc.returncode, "".join(lines), time.monotonic() - last
+    lines, stamps = [], [time.monotonic()]
+
+    def read() -> None:
+        for line in proc.stdout:  # ends when the process exits and its pipe closes
+            lines.append(line)
+            stamps.append(time.monotonic())
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    try:
+        proc.wait(timeout=deadline)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+        pytest.fail(f"snakemake {' '.join(args)} still running after {deadline} s:\n{''.join(lines)[-2000:]}")
+    exited = time.monotonic()
+    reader.join()
+    return proc.returncode, "".join(lines), exited - stamps[-1]
 
 
 def test_profiles_live_where_snakemake_looks():
@@ -453,7 +467,7 @@ def test_profiles_live_where_snakemake_looks():
     assert default["rerun-incomplete"] is True and default["show-failed-logs"] is True and default["latency-wait"] > 0
     # the job rate limit (there to keep the scheduler from re-running itself, see the profile) admits at least
     # Snakemake's default 100 jobs a second, so it never holds a local job back, over a span longer than a default
-    # run (a 5 s span still left the slice's scheduler passing 0.3 of a core: the profile)
+    # run (with a 5 s span the 2-shard slice still took 9:04 against 7:30: the profile)
     limit = MaxJobsPerTimespan.parse_choice(default["max-jobs-per-timespan"])
     assert limit.max_jobs / limit.timespan >= 100 and limit.timespan >= 600
     for name in ("slurm", "kubernetes"):

@@ -51,14 +51,15 @@ if workflow.is_main_process and workflow.workflow_settings.persistence_backend.n
 
 
 def _cancel_rescheduling_timers():
-    """Cancel the scheduler's pending re-run timers (``threading.Timer``), so that Snakemake exits at once.
+    """Cancel the scheduler's pending re-run timers (its ``threading.Timer`` threads), so that Snakemake exits at once.
 
-    The default profile sets a job rate limit whose timespan (10 min) is longer than most runs: each of the
-    scheduler's passes leaves a timer that wakes it one timespan later, and Snakemake does not cancel them
-    (snakemake/snakemake#3744). They are not daemon threads, so the finished process would wait for the
-    last of them. Once the run is over none is needed."""
+    The default profile sets a job rate limit over 10 minutes: each scheduler pass that finds a job to run leaves a
+    timer that wakes the scheduler one timespan later, and Snakemake does not cancel them (snakemake/snakemake#3744).
+    They are not daemon threads, so the finished process would wait for the last of them. Once the run is over
+    none is needed. Only the scheduler's own are cancelled (tests/test_cli.py times the exit)."""
     for thread in threading.enumerate():
-        if isinstance(thread, threading.Timer):
+        function = getattr(thread, "function", None)
+        if isinstance(thread, threading.Timer) and getattr(function, "__module__", "").startswith("snakemake.scheduling"):
             thread.cancel()
 
 
@@ -68,10 +69,10 @@ onstart:
 
 
 onsuccess:
-    _owner_file().unlink(missing_ok=True)
     _cancel_rescheduling_timers()
+    _owner_file().unlink(missing_ok=True)
 
 
 onerror:
-    _owner_file().unlink(missing_ok=True)
     _cancel_rescheduling_timers()
+    _owner_file().unlink(missing_ok=True)
