@@ -68,11 +68,15 @@ onstart:
     _owner_file().touch()
 
 
-onsuccess:
+def _end_of_run():
+    """Done or failed alike: no timer left to wait for, and this run no longer holds the lock."""
     _cancel_rescheduling_timers()
     _owner_file().unlink(missing_ok=True)
+
+
+onsuccess:
+    _end_of_run()
 
 
 onerror:
-    _cancel_rescheduling_timers()
-    _owner_file().unlink(missing_ok=True)
+    _end_of_run()
