@@ -7,7 +7,16 @@ size the median and p10–p90 over the sets of: mean and std of utilisation, ske
 K-S D against the fitted Beta, P(U ≥ 0.8) actual and Beta-estimated, beside the paper's value and the ratio of
 the median to it. ``betafit.UNUVAR_CAUSE`` and ``KS_CAUSE`` quote its output on the default run.
 
-    python bench/unuvar_sets.py /tmp/default-run [--sets 30] [--job-cap N]
+Two readings the pipeline does not take, to measure what they would change (issue 13's tail above 0.8):
+
+* ``--observation file``: an observation is the mean of the set's total over each 1/500 of the span (about 17
+  windows), reading §IV-A's "29 days … collected in 500 time points" as the trace's 500 files, instead of one
+  5-minute window every 1/500 (``window``, §IV-C's "at every data measurement point", the pipeline's reading).
+* ``--weekend-drop F``: the set's total lowered by the share F on the weekly pattern's low days (Beaumont §5.2:
+  synchronised, 5 high days and 2 low; Table 4's mean weekly ratio 0.148 is the fundamental of a drop of about
+  0.3), on top of the weekly pattern the production jobs already carry.
+
+    python bench/unuvar_sets.py /tmp/default-run [--sets 30] [--job-cap N] [--observation file] [--weekend-drop 0.3]
 """
 
 from __future__ import annotations
@@ -22,20 +31,48 @@ from scipy import stats
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "workflow"))
 import finished_run  # noqa: E402
 from colocate.analysis import aggregate, betafit  # noqa: E402
+from colocate.trace import WINDOW_US  # noqa: E402
+
+DAY_US = 86_400_000_000
 
 # Unuvar Tables II, IV, VI and VII (mean, std, K-S D, P actual, P Beta); §IV-C prints D for 18 tasks.
 PAPER = {18: (0.49, 0.14, 0.084, 0.066, 0.011), 49: (0.500, 0.169, 0.055, 0.064, 0.031),
          88: (0.504, 0.151, 0.051, 0.042, 0.016), 154: (0.516, 0.142, 0.048, 0.044, 0.024)}
-NAMES = ("mean", "std", "skewness", "lag-1 autocorrelation", "K-S D", "P(U ≥ 0.8) actual", "P(U ≥ 0.8) Beta", "K-S p")
+NAMES = ("mean", "std", "skewness", "lag-1 autocorrelation", "K-S D", "P(U ≥ 0.8) actual", "P(U ≥ 0.8) Beta",
+         "days of the top 25", "P(U ≥ 0.8), top 5 days", "CV within the top 5 days", "K-S p")
 PAPER_INDEX = {"mean": 0, "std": 1, "K-S D": 2, "P(U ≥ 0.8) actual": 3, "P(U ≥ 0.8) Beta": 4}
 
 
-def statistics(u: np.ndarray, threshold: float = 0.8) -> list[float]:
+def statistics(u: np.ndarray, day: np.ndarray, threshold: float = 0.8) -> list[float]:
+    """:data:`NAMES` of the utilisation ``u``; ``day`` is each observation's day since the trace start. Where the
+    observations above the threshold lie: on how many days the 25 highest fall, and on the 5 days of highest mean,
+    the share at or above the threshold and the coefficient of variation."""
     m, s = float(u.mean()), float(u.std(ddof=1))
     a, b = betafit.beta_parameters(m, s**2)
     ks = stats.kstest(u, "beta", (a, b))
+    days, at = np.unique(day, return_inverse=True)
+    top_days = np.argsort(np.bincount(at, weights=u) / np.bincount(at))[::-1][:5]
+    on = np.isin(at, top_days)
     return [m, s, float(stats.skew(u)), float(np.corrcoef(u[:-1], u[1:])[0, 1]),
-            float(ks.statistic), float((u >= threshold).mean()), float(stats.beta.sf(threshold, a, b)), float(ks.pvalue)]
+            float(ks.statistic), float((u >= threshold).mean()), float(stats.beta.sf(threshold, a, b)),
+            float(np.unique(day[np.argsort(u)[::-1][:25]]).size), float((u[on] >= threshold).mean()),
+            float(u[on].std() / u[on].mean()), float(ks.pvalue)]
+
+
+def set_total(parts, drawn, column: str, lo: int, hi: int) -> np.ndarray:
+    """The set's total usage in every window lo..hi (zero where none of its tasks has a record), as ``set_aggregate`` sums it."""
+    rec = aggregate.set_series(parts, drawn, column)
+    return np.bincount(rec["window"].to_numpy() - lo, weights=rec["usage"].to_numpy(), minlength=hi - lo + 1)
+
+
+def observe(total: np.ndarray, observations: int, reading: str) -> tuple[np.ndarray, np.ndarray]:
+    """``observations`` values of the total: evenly spaced windows (``set_aggregate``'s), or the mean over each 1/n;
+    and the (first) window of each, counted from the total's first."""
+    if reading == "window":
+        at = np.unique(np.linspace(0, total.size - 1, observations).round().astype(np.int64))
+        return total[at], at
+    part = np.minimum(np.arange(total.size) * observations // total.size, observations - 1)
+    return np.bincount(part, weights=total) / np.bincount(part), np.searchsorted(part, np.arange(observations))
 
 
 def main() -> None:
@@ -45,15 +82,25 @@ def main() -> None:
     ap.add_argument("--job-cap", type=int, default=None, help="tasks per job at most (default: the smallest that reaches n)")
     ap.add_argument("--observations", type=int, default=500)
     ap.add_argument("--column", default="avg")
+    ap.add_argument("--observation", choices=("window", "file"), default="window",
+                    help="one 5-minute window every 1/500 of the span (the pipeline's), or the mean over each 1/500")
+    ap.add_argument("--weekend-drop", type=float, default=0.0, help="lower the total by this share on the low days")
+    ap.add_argument("--weekend-days", type=int, nargs="+", default=[5, 6],
+                    help="the low days, as days since the trace start modulo 7 (synthetic.weekend_days)")
     args = ap.parse_args()
+    if not 0 <= args.weekend_drop < 1:
+        sys.exit(f"--weekend-drop must be in [0, 1), got {args.weekend_drop}")
     parts, records, lo, hi = finished_run.long_task_series(args.workdir, "results/*/reduce/bucket-*/series.parquet")
-    print(f"{records.height:,} long tasks of {records['job_id'].n_unique():,} jobs over windows {lo}..{hi}; {args.sets} sets per size")
+    print(f"{records.height:,} long tasks of {records['job_id'].n_unique():,} jobs over windows {lo}..{hi}; {args.sets} sets per size; "
+          f"observation {args.observation}, weekend drop {args.weekend_drop:g}")
+    windows = np.arange(lo, hi + 1)
+    factor = np.where(np.isin((windows * WINDOW_US // DAY_US) % 7, args.weekend_days), 1 - args.weekend_drop, 1.0)
     for n, paper in PAPER.items():
         rows = []
         for seed in range(args.sets):
             drawn, cap = aggregate.draw_trace_set(records, n, hi - lo + 1, np.random.default_rng(seed), args.job_cap)
-            a = aggregate.set_aggregate(parts, drawn, args.column, lo, hi, args.observations)
-            rows.append(statistics(aggregate.normalise_to_peak(a["usage"].to_numpy())))
+            values, at = observe(set_total(parts, drawn, args.column, lo, hi) * factor, args.observations, args.observation)
+            rows.append(statistics(aggregate.normalise_to_peak(values), (lo + at) * WINDOW_US // DAY_US))
         r = np.array(rows)
         print(f"\n{n} tasks (cap {cap} per job)")
         for i, name in enumerate(NAMES):
