@@ -6,10 +6,10 @@ another? This realizes the run's long tasks again with R realizations (as the ru
 stream and seed), draws the sets first with the rule's own stream (the run's draw) and then ``--draws`` times
 with independent seeds, with the library's ``total_usage_samples`` and ``normality_table``, and prints per N
 each draw's rate, their mean, min and max, the run's draw and the paper's. The defaults are the default run's
-settings (1,000 repetitions, R = 10,000, characterise.seed 2017); ``characterise.TABLE1_DRAW_CAUSES`` quotes
+settings (4,000 repetitions, R = 10,000, characterise.seed 2017); ``characterise.TABLE1_DRAW_CAUSES`` quotes
 its output on the default run.
 
-    python bench/table1_draws.py results/synthetic-default [--draws 8] [--repetitions 1000] [--realizations 10000]
+    python bench/table1_draws.py results/synthetic-default [--draws 8] [--repetitions 4000] [--realizations 10000]
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("run_dir", type=Path, help="a finished run (results/<run>)")
     ap.add_argument("--draws", type=int, default=8)
-    ap.add_argument("--repetitions", type=int, default=1000, help="samples S_j per N and draw (the default run's)")
+    ap.add_argument("--repetitions", type=int, default=4000, help="samples S_j per N and draw (the default run's)")
     ap.add_argument("--realizations", type=int, default=10_000, help="R per task (Table 1's, the paper's)")
     ap.add_argument("--sizes", type=int, nargs="+", default=[10, 20, 30, 50, 100, 250, 500])
     ap.add_argument("--seed", type=int, default=2017, help="the seed of the realizations (characterise.seed)")
