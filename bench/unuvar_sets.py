@@ -60,9 +60,9 @@ def statistics(u: np.ndarray, day: np.ndarray, threshold: float = 0.8) -> list[f
 
 
 def set_total(parts, drawn, column: str, lo: int, hi: int) -> np.ndarray:
-    """The set's total usage in every window lo..hi (zero where none of its tasks has a record), as ``set_aggregate`` sums it."""
-    rec = aggregate.set_series(parts, drawn, column)
-    return np.bincount(rec["window"].to_numpy() - lo, weights=rec["usage"].to_numpy(), minlength=hi - lo + 1)
+    """The set's total usage in every window lo..hi (zero where none of its tasks has a record): the pipeline's
+    ``set_aggregate`` with one observation per window."""
+    return aggregate.set_aggregate(parts, drawn, column, lo, hi, hi - lo + 1)["usage"].to_numpy()
 
 
 def observe(total: np.ndarray, observations: int, reading: str) -> tuple[np.ndarray, np.ndarray]:
