@@ -12,9 +12,10 @@ Two readings the pipeline does not take, to measure what they would change (issu
 * ``--observation file``: an observation is the mean of the set's total over each 1/500 of the span (about 17
   windows), reading §IV-A's "29 days … collected in 500 time points" as the trace's 500 files, instead of one
   5-minute window every 1/500 (``window``, §IV-C's "at every data measurement point", the pipeline's reading).
-* ``--weekend-drop F``: the set's total lowered by the share F on the weekly pattern's low days (Beaumont §5.2:
-  synchronised, 5 high days and 2 low; Table 4's mean weekly ratio 0.148 is the fundamental of a drop of about
-  0.3), on top of the weekly pattern the production jobs already carry.
+* ``--weekend-drop F``: a what-if, the set's total lowered by a further share F on the weekly pattern's low days
+  (Beaumont §5.2: synchronised, 5 high days and 2 low; Table 4's mean weekly ratio 0.148 is the fundamental of a
+  drop of about 0.3), on top of the weekly pattern the production jobs already carry (the printed "low days /
+  other days").
 
     python bench/unuvar_sets.py /tmp/default-run [--sets 30] [--job-cap N] [--observation file] [--weekend-drop 0.3]
 """
@@ -39,24 +40,26 @@ DAY_US = 86_400_000_000
 PAPER = {18: (0.49, 0.14, 0.084, 0.066, 0.011), 49: (0.500, 0.169, 0.055, 0.064, 0.031),
          88: (0.504, 0.151, 0.051, 0.042, 0.016), 154: (0.516, 0.142, 0.048, 0.044, 0.024)}
 NAMES = ("mean", "std", "skewness", "lag-1 autocorrelation", "K-S D", "P(U ≥ 0.8) actual", "P(U ≥ 0.8) Beta",
-         "days of the top 25", "P(U ≥ 0.8), top 5 days", "CV within the top 5 days", "K-S p")
+         "days of the top 25", "P(U ≥ 0.8), top 5 days", "CV within the top 5 days", "low days / other days", "K-S p")
 PAPER_INDEX = {"mean": 0, "std": 1, "K-S D": 2, "P(U ≥ 0.8) actual": 3, "P(U ≥ 0.8) Beta": 4}
 
 
-def statistics(u: np.ndarray, day: np.ndarray, threshold: float = 0.8) -> list[float]:
+def statistics(u: np.ndarray, day: np.ndarray, low_days: list[int], threshold: float = 0.8) -> list[float]:
     """:data:`NAMES` of the utilisation ``u``; ``day`` is each observation's day since the trace start. Where the
     observations above the threshold lie: on how many days the 25 highest fall, and on the 5 days of highest mean,
-    the share at or above the threshold and the coefficient of variation."""
+    the share at or above the threshold and the coefficient of variation; and the mean on the weekly pattern's
+    ``low_days`` over the mean on the other days."""
     m, s = float(u.mean()), float(u.std(ddof=1))
     a, b = betafit.beta_parameters(m, s**2)
     ks = stats.kstest(u, "beta", (a, b))
     days, at = np.unique(day, return_inverse=True)
     top_days = np.argsort(np.bincount(at, weights=u) / np.bincount(at))[::-1][:5]
     on = np.isin(at, top_days)
+    low = np.isin(day % 7, low_days)
     return [m, s, float(stats.skew(u)), float(np.corrcoef(u[:-1], u[1:])[0, 1]),
             float(ks.statistic), float((u >= threshold).mean()), float(stats.beta.sf(threshold, a, b)),
             float(np.unique(day[np.argsort(u)[::-1][:25]]).size), float((u[on] >= threshold).mean()),
-            float(u[on].std() / u[on].mean()), float(ks.pvalue)]
+            float(u[on].std() / u[on].mean()), float(u[low].mean() / u[~low].mean()), float(ks.pvalue)]
 
 
 def set_total(parts, drawn, column: str, lo: int, hi: int) -> np.ndarray:
@@ -100,7 +103,7 @@ def main() -> None:
         for seed in range(args.sets):
             drawn, cap = aggregate.draw_trace_set(records, n, hi - lo + 1, np.random.default_rng(seed), args.job_cap)
             values, at = observe(set_total(parts, drawn, args.column, lo, hi) * factor, args.observations, args.observation)
-            rows.append(statistics(aggregate.normalise_to_peak(values), (lo + at) * WINDOW_US // DAY_US))
+            rows.append(statistics(aggregate.normalise_to_peak(values), (lo + at) * WINDOW_US // DAY_US, args.weekend_days))
         r = np.array(rows)
         print(f"\n{n} tasks (cap {cap} per job)")
         for i, name in enumerate(NAMES):

@@ -205,9 +205,9 @@ UNUVAR_CAUSE = ("the aggregates are §IV-D's random sets of long tasks over 29 d
                 "(medians), not 4.2–6.6%, and a Beta estimate of 0.004–0.009 for 18, 49 and 154 tasks against "
                 "0.011–0.031 (bench/unuvar_sets.py; README). The default seed's set of 18 is a low draw: mean 0.38, "
                 "0.2% above 0.8. Two other readings leave the share above 0.8 as it is: an observation as the mean over "
-                "each 1/500 of the span (the trace's 500 files) gives 1.8–3.0%, and a 30% drop on the weekly pattern's "
-                "low days (Beaumont Table 4's mean weekly ratio) 1.6–4.0%, though it brings the std to 0.150–0.161 and "
-                "D to 0.053–0.056 (bench/unuvar_sets.py --observation file, --weekend-drop 0.3)")
+                "each 1/500 of the span (the trace's 500 files) gives 1.8–3.0%, and a further 30% drop on the weekly "
+                "pattern's low days (where the sets already run 17–19% lower) 1.6–4.0%, though it brings the std to "
+                "0.150–0.161 and D to 0.053–0.056 (bench/unuvar_sets.py --observation file, --weekend-drop 0.3)")
 
 
 _EXPLAINED = ("std", "alpha", "beta", "actual", "estimated")
