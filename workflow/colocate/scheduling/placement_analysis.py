@@ -22,10 +22,7 @@ from colocate.report import summary
 from colocate.report.compare import (
     DEFAULT_TOLERANCE,
     Compare,
-    Tolerance,
-    absolute,
     cause_if_outside,
-    parse_number,
     replicate_tolerance,
 )
 from colocate.scheduling.placement import DemandStatistics, mcv
@@ -313,22 +310,6 @@ def analytic_demand_of(exp, phase: int) -> tuple[np.ndarray, np.ndarray]:
 PAPER_REQUESTS_AFTER_WARMUP = 3940
 
 
-def _count_tolerance(paper: str | None, ours: float | None) -> Tolerance:
-    """2 SE of the difference of two Poisson counts (the paper's run and ours), where wider than the default band.
-
-    Rejections come in bursts, so Poisson noise is a lower bound of a count's noise.
-    """
-    p = parse_number(paper)
-    if p is None or ours is None:
-        return DEFAULT_TOLERANCE
-    v = 2 * np.sqrt(p.value + float(ours))
-    lo, hi = DEFAULT_TOLERANCE.band(p.value)
-    if not (v > 0 and (p.value - v < lo or p.value + v > hi)):
-        return DEFAULT_TOLERANCE
-    return absolute(float(v), f"2 SE of the difference of two Poisson counts ({p.value:g} and {float(ours):g}): "
-                              "few rejections per run, noise wider than the default band")
-
-
 def _requests_after_warmup(table2: pl.DataFrame, table3: pl.DataFrame) -> int | None:
     """Requests after the warm-up of replicate 0: a policy's rejections (Table III) over its reject share (Table II)."""
     reject = table2.filter(pl.col("measure") == "% Reject")
@@ -364,8 +345,8 @@ def summary_rows(
     The paper's numbers are one run each. Where ours is a mean over replicates and a single run varies by
     more than the default factor (the % reject, γ^sys at one snapshot), the paper's run is compared with
     the range of our runs (:func:`~colocate.report.compare.replicate_tolerance`). Table III's counts
-    (replicate 0) likewise, the total and each demand level (Poisson noise where the replicates' per-level
-    counts are missing), and only when the stream has the paper's 3,940 requests after the warm-up
+    (replicate 0) likewise, the total and each demand level, and only when the stream has the paper's 3,940
+    requests after the warm-up
     (otherwise they are counts of another size: scale-dependent). It is long because it is a table, one
     entry per paper number, read top to bottom beside the paper's tables.
     """
@@ -410,12 +391,7 @@ def summary_rows(
         for label, i, key in ((f"with {level_col} 2", 0, "2"), (f"with {level_col} 4", 1, "4"), ("total", 2, "Total")):
             p, ours = (paper[i] if paper else None), col.get(key)
             r = ci.get((policy, "rejected" if key == "Total" else f"rejected_{resource}_{key}"))
-            if ours is None:
-                tolerance = DEFAULT_TOLERANCE
-            elif r is not None:
-                tolerance = replicate_tolerance(r, p, float(ours), "number of rejections")
-            else:  # tables of an older run, without the per-level counts of every replicate
-                tolerance = _count_tolerance(p, ours)
+            tolerance = replicate_tolerance(r, p, float(ours), "number of rejections") if ours is not None else DEFAULT_TOLERANCE
             spec = Compare(item="Table III", tolerance=tolerance, scale_dependent=scale_dependent)
             items.append((f"Table III rejections {label}, {policy}", p, ours, note, cause_if_outside(p, ours, spec, LOAD_CAUSE)))
     for key, value in table8.row(0, named=True).items():
