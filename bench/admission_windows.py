@@ -15,11 +15,13 @@ its whole history.
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 from pathlib import Path
 
 import finished_run
-from colocate.scheduling import admission  # noqa: E402 (finished_run puts workflow/ on the path)
+from colocate.analysis import aggregate  # noqa: E402 (finished_run puts workflow/ on the path)
+from colocate.scheduling import admission  # noqa: E402
 
 EPS = [0.005, 0.01, 0.02]
 
@@ -33,6 +35,10 @@ def main() -> None:
     ap.add_argument("--mean-running", type=float, default=154.0)
     args = ap.parse_args()
     parts, records, lo, hi = finished_run.long_task_series(args.run_dir, "reduce/bucket-*/series.parquet")
+    kept, _, running = aggregate.feasible_sizes(records, lo, hi, [args.mean_running])
+    if not kept:  # too little data: said, as the rule says it (admission.choose_source)
+        sys.exit(f"{args.run_dir}: the long tasks run {running:.1f} at a time on average, fewer than "
+                 f"--mean-running {args.mean_running:g}: no set of the trace's tasks to offer the controller")
     paper = {e: admission.PAPER_TABLE_VIII[e] for e in EPS}
     print(f"{records.height:,} long tasks over windows {lo}..{hi}; {args.replicates} sets of {args.mean_running:g} running")
     print("| μ and σ | rejected, ε = " + " / ".join(f"{e:g}" for e in EPS) + " | P(U > 0.8) with the controller | s |")

@@ -22,6 +22,7 @@ import numpy as np
 import polars as pl
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "workflow"))
+from colocate import insufficient  # noqa: E402
 from colocate.analysis import characterise as ch  # noqa: E402
 from colocate.prep import realizations as rz  # noqa: E402
 from colocate.prep.tasks import TASK_KEY  # noqa: E402
@@ -42,6 +43,9 @@ def main() -> None:
     if not files or not all(f.is_file() for f in needed):
         sys.exit(f"{run}: not a finished run (no reduce/bucket-*/series.parquet, realizations/tasks.parquet or "
                  "tasks/long_tasks.parquet)")
+    for f in needed:  # too little data: the run's own table says why, and so does this
+        if (status := insufficient.read_status(f)) is not None:
+            sys.exit(f"{run}: {f.name} is a status, not data ({status.status}: {status.reason}); Table 1 needs {status.needs}")
     tasks = pl.read_parquet(run / "realizations/tasks.parquet").sort("row")
     series = pl.scan_parquet(files).join(tasks.lazy().select(TASK_KEY), on=TASK_KEY, how="semi").collect()
     inst = rz.realize(series, tasks, args.realizations, args.seed, stream="janus_table1_realizations")

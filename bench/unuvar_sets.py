@@ -96,9 +96,13 @@ def main() -> None:
     parts, records, lo, hi = finished_run.long_task_series(args.workdir, "results/*/reduce/bucket-*/series.parquet")
     print(f"{records.height:,} long tasks of {records['job_id'].n_unique():,} jobs over windows {lo}..{hi}; {args.sets} sets per size; "
           f"observation {args.observation}, weekend drop {args.weekend_drop:g}")
+    sizes, skipped, running = aggregate.feasible_sizes(records, lo, hi, list(PAPER))
+    if skipped:  # too little data: the sizes the long tasks cannot reach on average are said, not drawn
+        print(f"sizes {', '.join(map(str, skipped))} skipped: the long tasks run {running:.1f} at a time on average")
     windows = np.arange(lo, hi + 1)
     factor = np.where(np.isin((windows * WINDOW_US // DAY_US) % 7, args.weekend_days), 1 - args.weekend_drop, 1.0)
-    for n, paper in PAPER.items():
+    for n in sizes:
+        paper = PAPER[n]
         rows = []
         for seed in range(args.sets):
             drawn, cap = aggregate.draw_trace_set(records, n, hi - lo + 1, np.random.default_rng(seed), args.job_cap)

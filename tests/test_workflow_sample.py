@@ -9,7 +9,7 @@ import polars as pl
 import pytest
 
 from colocate import insufficient
-from wfutil import SAMPLE, planned_rules, snakemake, write_config
+from wfutil import REPO, SAMPLE, planned_rules, snakemake, write_config
 
 pytestmark = pytest.mark.workflow
 
@@ -60,6 +60,25 @@ def test_the_sample_run_is_complete_and_its_notebooks_say_why(sample_run):
     assert "Nothing to be done" in res.stdout + res.stderr
     nb = (sample_run / RUN / "notebooks/02_characterisation.ipynb").read_text()
     assert "insufficient data" in nb and "The notebook stops here" in nb
+
+
+def test_the_measurement_benches_say_the_real_sample_is_too_short(sample_run):
+    """The Table 1, Unuvar and admission benches on the real sample (no task lives 2 h): each states why it has
+    nothing to measure, naming what is missing, instead of a traceback."""
+    import subprocess
+    import sys
+
+    def bench(name: str, *args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, str(REPO / "bench" / name), *args], capture_output=True, text=True)
+
+    run = sample_run / RUN
+    t1 = bench("table1_draws.py", str(run), "--draws", "1")
+    assert t1.returncode != 0 and "Traceback" not in t1.stderr
+    assert "is a status, not data" in t1.stderr and "no long task" in t1.stderr
+    sets = bench("unuvar_sets.py", str(sample_run), "--sets", "1")
+    assert sets.returncode == 0 and "sizes 18, 49, 88, 154 skipped: the long tasks run 0.0 at a time" in sets.stdout
+    adm = bench("admission_windows.py", str(run), "--windows", "12")
+    assert adm.returncode != 0 and "Traceback" not in adm.stderr and "fewer than --mean-running 154" in adm.stderr
 
 
 def test_runs_are_kept_apart(sample_run):
