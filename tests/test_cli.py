@@ -569,8 +569,8 @@ def test_kill_9_mid_run_then_the_readme_command_finishes_it(tmp_path):
 def test_a_second_start_gets_the_lock_message(tmp_path):
     """A second start while the first runs is refused with Snakemake's lock message, and the first finishes.
 
-    The first run goes on to the realizations after TARGET, so that it still holds the lock some seconds after
-    the mid-run point: with TARGET alone, the jobs left could finish before the second start (seen in CI)."""
+    The first run is stopped (SIGSTOP) at the mid-run point while the second starts, so it still holds the lock
+    however slowly the second starts on a loaded machine (it could finish first otherwise, seen in CI)."""
     write_config(tmp_path)
     first = _start(tmp_path, "--cores", "1", TARGET, "results/synthetic-tiny/realizations/tasks.parquet")
     try:
@@ -579,7 +579,11 @@ def test_a_second_start_gets_the_lock_message(tmp_path):
         while not ready():
             assert first.poll() is None and time.monotonic() - t0 < 120
             time.sleep(0.05)
-        second = _run(tmp_path, "--cores", "2", TARGET)
+        os.killpg(first.pid, signal.SIGSTOP)
+        try:
+            second = _run(tmp_path, "--cores", "2", TARGET)
+        finally:
+            os.killpg(first.pid, signal.SIGCONT)
         out = second.stdout + second.stderr
         assert second.returncode != 0
         assert "LockException" in out and "Directory cannot be locked" in out
