@@ -63,8 +63,8 @@ def test_the_sample_run_is_complete_and_its_notebooks_say_why(sample_run):
 
 
 def test_the_measurement_benches_say_the_real_sample_is_too_short(sample_run):
-    """The Table 1, Unuvar and admission benches on the real sample (no task lives 2 h): each states why it has
-    nothing to measure, naming what is missing, instead of a traceback."""
+    """The Table 1, Unuvar, admission and machine-total benches on the real sample (no task lives 2 h): each
+    states why it has nothing to measure, naming what is missing, instead of a traceback."""
     import subprocess
     import sys
 
@@ -79,6 +79,9 @@ def test_the_measurement_benches_say_the_real_sample_is_too_short(sample_run):
     assert sets.returncode == 0 and "sizes 18, 49, 88, 154 skipped: the long tasks run 0.0 at a time" in sets.stdout
     adm = bench("admission_windows.py", str(run), "--windows", "12")
     assert adm.returncode != 0 and "Traceback" not in adm.stderr and "fewer than --mean-running 154" in adm.stderr
+    machines = bench("machine_totals.py", str(run), str(SAMPLE))  # one 5-minute window of task_usage
+    assert machines.returncode == 0 and "Traceback" not in machines.stderr
+    assert "no machine spans 500 windows: nothing to read (the run's task_usage covers 1 window at most)" in machines.stdout
 
 
 def test_runs_are_kept_apart(sample_run):

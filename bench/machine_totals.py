@@ -1,0 +1,90 @@
+"""Measurement: Unuvar §IV-B's 18-task aggregate read as the paper reads it, one machine's tasks, on a finished run.
+
+The paper's 18 tasks are "the average of 17 jobs involving 18 tasks running on machine ID 351618647": the whole
+usage of one machine, short tasks included, normalised so that its 29-day maximum is 90% (§IV-C). The pipeline's
+``unuvar_aggregates`` counts only long tasks per machine, and on the synthetic trace no machine runs 18 of them, so
+it draws random sets of the trace's tasks instead (``source: trace``). This bench reads every task's records of a
+run (``results/<run>/map/task_usage/*/records.parquet``), counts each machine's concurrent tasks with the
+pipeline's ``aggregate.machine_concurrency``, and for the densest machines prints, with the pipeline's
+``machine_aggregate`` and ``normalise_to_peak``, the utilisation's mean, std and P(U ≥ 0.8):
+
+* ``raw``: the machine's total as the trace records it;
+* ``capped``: the total bounded by the machine's CPU capacity (machine_events), as a real machine's is: its tasks
+  cannot use more CPU than it has.
+
+It also prints the share of the machine's windows whose total exceeds its capacity. ``betafit.UNUVAR_CAUSE`` quotes
+its output on the default run.
+
+    python bench/machine_totals.py results/synthetic-default resources/trace/synthetic-<digest> [--machines 6]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "workflow"))
+from colocate.analysis import aggregate  # noqa: E402
+from colocate.trace import TRACE_START_US, WINDOW_US, read_table  # noqa: E402
+
+PAPER_18 = {"mean": 0.49, "std": 0.14, "P(U ≥ 0.8)": 0.066}  # Unuvar Tables II and VII, machine 351618647
+
+
+def capacities(trace: Path) -> pl.DataFrame:
+    """Each machine's last known CPU capacity (machine_events, every shard of ``trace``)."""
+    shards = sorted((trace / "machine_events").glob("part-*.csv.gz"))
+    if not shards:
+        sys.exit(f"{trace}: no machine_events/part-*.csv.gz")
+    events = pl.concat([read_table(s, "machine_events", ["time", "machine_id", "cpus"]) for s in shards])
+    return events.drop_nulls("cpus").sort("time").group_by("machine_id").agg(pl.col("cpus").last().alias("capacity"))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("run", type=Path, help="a finished run's directory, results/<run> (its map/task_usage records)")
+    ap.add_argument("trace", type=Path, help="the run's trace in the bucket's layout (its machine_events)")
+    ap.add_argument("--machines", type=int, default=6, help="the densest machines to read")
+    ap.add_argument("--observations", type=int, default=500)
+    ap.add_argument("--threshold", type=float, default=0.8)
+    args = ap.parse_args()
+    files = sorted(args.run.glob("map/task_usage/*/records.parquet"))
+    if not files:
+        sys.exit(f"{args.run}: no map/task_usage/*/records.parquet")
+    records = pl.scan_parquet(files).select("machine_id", "start_time", "cpu_rate")
+    conc = aggregate.machine_concurrency(records).join(capacities(args.trace), on="machine_id", how="left")
+    spanned = conc.filter(pl.col("span") >= args.observations)
+    print(f"{conc.height:,} machines with records; {spanned.height:,} span at least {args.observations} windows; "
+          f"mean concurrent tasks (all tasks) median {conc['mean_tasks'].median():.1f}, max {conc['mean_tasks'].max():.1f}")
+    if spanned.height == 0:  # too little data: said, not a traceback
+        most = int(conc["span"].max() or 0)
+        print(f"no machine spans {args.observations} windows: nothing to read (the run's task_usage covers "
+              f"{most} window{'' if most == 1 else 's'} at most)")
+        return
+    window = ((pl.col("start_time") - TRACE_START_US) // WINDOW_US).alias("w")
+    totals = (records.group_by("machine_id", window).agg(pl.col("cpu_rate").sum().alias("total")).collect()
+              .join(conc.select("machine_id", "capacity"), on="machine_id").drop_nulls("capacity"))
+    print(f"machine-windows whose total CPU exceeds the machine's capacity: "
+          f"{(totals['total'] > totals['capacity']).mean():.2%} of {totals.height:,} "
+          f"(above 1.2 × capacity: {(totals['total'] > 1.2 * totals['capacity']).mean():.2%})")
+    print(f"paper, machine 351618647 (18 tasks): mean {PAPER_18['mean']}, std {PAPER_18['std']}, "
+          f"P(U ≥ {args.threshold:g}) {PAPER_18['P(U ≥ 0.8)']}")
+    print(f"{'machine':>12} {'tasks':>6} {'capacity':>8} {'windows over':>12}   {'raw: mean  std  P':>22}   {'capped: mean  std  P':>24}")
+    for row in spanned.sort("mean_tasks", "machine_id", descending=[True, False]).head(args.machines).iter_rows(named=True):
+        per_window = totals.filter(pl.col("machine_id") == row["machine_id"])["total"].to_numpy()
+        obs = aggregate.machine_aggregate(records, row["machine_id"], "cpu_rate", args.observations)["usage"].to_numpy()
+        cap = row["capacity"]
+        out = []
+        for total in (obs, np.minimum(obs, cap if cap is not None else np.inf)):
+            u = aggregate.normalise_to_peak(total)
+            out.append(f"{u.mean():.3f} {u.std(ddof=1):.3f} {(u >= args.threshold).mean():.3f}")
+        over = float((per_window > cap).mean()) if cap is not None else float("nan")
+        print(f"{row['machine_id']:>12} {row['mean_tasks']:>6.1f} {cap if cap is not None else float('nan'):>8.3g} "
+              f"{over:>12.3f}   {out[0]:>22}   {out[1]:>24}")
+
+
+if __name__ == "__main__":
+    main()
