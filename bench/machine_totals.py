@@ -15,12 +15,17 @@ pipeline's ``aggregate.machine_concurrency``, and for the densest machines print
 It also prints the share of the machine's windows whose total exceeds its capacity. ``betafit.UNUVAR_CAUSE`` quotes
 its output on the default run.
 
-    python bench/machine_totals.py results/synthetic-default resources/trace/synthetic-<digest> [--machines 6]
+    python bench/machine_totals.py results/synthetic-default [TRACE_DIR] [--machines 6]
+
+TRACE_DIR, the run's trace in the bucket's layout, defaults to the one the run's map_task_usage logs read (e.g.
+``resources/trace/synthetic-<digest>``, or the shipped sample); a trace that knows none of the run's machines is
+refused by name.
 """
 
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from pathlib import Path
 
@@ -43,19 +48,32 @@ def capacities(trace: Path) -> pl.DataFrame:
     return events.drop_nulls("cpus").sort("time").group_by("machine_id").agg(pl.col("cpus").last().alias("capacity"))
 
 
+def run_trace(run: Path) -> Path:
+    """The trace the run's map_task_usage jobs read, as their logs name it (relative to the run's working directory)."""
+    for log in sorted(run.glob("logs/map_task_usage/*.log")):
+        m = re.search(r"records from (\S+)/task_usage/part-", log.read_text())
+        if m:
+            return run.parents[1] / m.group(1)  # results/<run> lies in the working directory
+    sys.exit(f"{run}: no logs/map_task_usage/*.log names its trace: give TRACE_DIR")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("run", type=Path, help="a finished run's directory, results/<run> (its map/task_usage records)")
-    ap.add_argument("trace", type=Path, help="the run's trace in the bucket's layout (its machine_events)")
-    ap.add_argument("--machines", type=int, default=6, help="the densest machines to read")
-    ap.add_argument("--observations", type=int, default=500)
-    ap.add_argument("--threshold", type=float, default=0.8)
+    ap.add_argument("trace", type=Path, nargs="?", default=None,
+                    help="the run's trace in the bucket's layout, for its machine_events (default: the one its logs name)")
+    ap.add_argument("--machines", type=int, default=6, help="the densest machines to read (default 6)")
+    ap.add_argument("--observations", type=int, default=500, help="observations per machine (Unuvar: 500)")
+    ap.add_argument("--threshold", type=float, default=0.8, help="over-utilisation threshold U* (Unuvar: 0.8)")
     args = ap.parse_args()
+    trace = args.trace if args.trace is not None else run_trace(args.run)
     files = sorted(args.run.glob("map/task_usage/*/records.parquet"))
     if not files:
         sys.exit(f"{args.run}: no map/task_usage/*/records.parquet")
     records = pl.scan_parquet(files).select("machine_id", "start_time", "cpu_rate")
-    conc = aggregate.machine_concurrency(records).join(capacities(args.trace), on="machine_id", how="left")
+    conc = aggregate.machine_concurrency(records).join(capacities(trace), on="machine_id", how="left")
+    if conc["capacity"].is_null().all():
+        sys.exit(f"{trace}: its machine_events name none of the {conc.height:,} machines of {args.run}: not the run's trace")
     spanned = conc.filter(pl.col("span") >= args.observations)
     print(f"{conc.height:,} machines with records; {spanned.height:,} span at least {args.observations} windows; "
           f"mean concurrent tasks (all tasks) median {conc['mean_tasks'].median():.1f}, max {conc['mean_tasks'].max():.1f}")

@@ -32,6 +32,9 @@ def _fake_run(tmp_path):
     events = pl.DataFrame({"time": [0, 0], "machine_id": [7, 8], "event_type": [0, 0], "platform_id": ["p", "p"],
                            "cpus": [0.5, 0.5], "memory": [0.5, 0.5]})
     write_table(events, trace / "machine_events/part-00000-of-00001.csv.gz", "machine_events")
+    (run / "logs/map_task_usage").mkdir(parents=True)  # as a map job logs what it read (relative to the workdir)
+    (run / "logs/map_task_usage/batch-00000-00000-of-00001.log").write_text(
+        "2026-11-27 01:08:16,900 INFO read 1800 records from trace/task_usage/part-00000-of-00001.csv.gz\n")
     return run, trace
 
 
@@ -69,6 +72,22 @@ def test_a_run_too_short_says_so(tmp_path):
     res = _bench(run, trace, "--observations", WINDOWS + 1)
     assert res.returncode == 0 and "no machine spans 601 windows: nothing to read" in res.stdout
     assert "Traceback" not in res.stderr
+
+
+def test_the_trace_defaults_to_the_one_the_logs_name_and_another_is_refused(tmp_path):
+    run, trace = _fake_run(tmp_path)
+    res = _bench(run, "--observations", WINDOWS)
+    assert res.returncode == 0 and "exceeds the machine's capacity: 25.00% of 1,200" in res.stdout
+    other = tmp_path / "other"
+    (other / "machine_events").mkdir(parents=True)
+    events = pl.DataFrame({"time": [0], "machine_id": [99], "event_type": [0], "platform_id": ["p"], "cpus": [0.5],
+                           "memory": [0.5]})
+    write_table(events, other / "machine_events/part-00000-of-00001.csv.gz", "machine_events")
+    res = _bench(run, other)
+    assert res.returncode != 0 and f"{other}: its machine_events name none of the 2 machines" in res.stderr
+    (run / "logs/map_task_usage/batch-00000-00000-of-00001.log").write_text("no trace named here\n")
+    res = _bench(run)
+    assert res.returncode != 0 and "names its trace: give TRACE_DIR" in res.stderr
 
 
 def test_a_run_without_records_is_named(tmp_path):

@@ -79,7 +79,7 @@ def test_the_measurement_benches_say_the_real_sample_is_too_short(sample_run):
     assert sets.returncode == 0 and "sizes 18, 49, 88, 154 skipped: the long tasks run 0.0 at a time" in sets.stdout
     adm = bench("admission_windows.py", str(run), "--windows", "12")
     assert adm.returncode != 0 and "Traceback" not in adm.stderr and "fewer than --mean-running 154" in adm.stderr
-    machines = bench("machine_totals.py", str(run), str(SAMPLE))  # one 5-minute window of task_usage
+    machines = bench("machine_totals.py", str(run))  # its trace from the map logs: the sample, one 5-minute window
     assert machines.returncode == 0 and "Traceback" not in machines.stderr
     assert "no machine spans 500 windows: nothing to read (the run's task_usage covers 1 window at most)" in machines.stdout
 
