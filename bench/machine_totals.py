@@ -33,11 +33,8 @@ import numpy as np
 import polars as pl
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "workflow"))
-from colocate.analysis import aggregate  # noqa: E402
+from colocate.analysis import aggregate, betafit  # noqa: E402
 from colocate.trace import TRACE_START_US, WINDOW_US, read_table  # noqa: E402
-
-PAPER_18 = {"mean": 0.49, "std": 0.14, "P(U ≥ 0.8)": 0.066}  # Unuvar Tables II and VII, machine 351618647
-
 
 def capacities(trace: Path) -> pl.DataFrame:
     """Each machine's last known CPU capacity (machine_events, every shard of ``trace``)."""
@@ -88,20 +85,19 @@ def main() -> None:
     print(f"machine-windows whose total CPU exceeds the machine's capacity: "
           f"{(totals['total'] > totals['capacity']).mean():.2%} of {totals.height:,} "
           f"(above 1.2 × capacity: {(totals['total'] > 1.2 * totals['capacity']).mean():.2%})")
-    print(f"paper, machine 351618647 (18 tasks): mean {PAPER_18['mean']}, std {PAPER_18['std']}, "
-          f"P(U ≥ {args.threshold:g}) {PAPER_18['P(U ≥ 0.8)']}")
+    paper = betafit.PAPER[18]  # Unuvar Tables II and VII
+    print(f"paper, machine 351618647 (18 tasks): mean {paper['mean']}, std {paper['std']}, P(U ≥ 0.8) {paper['actual']}")
     print(f"{'machine':>12} {'tasks':>6} {'capacity':>8} {'windows over':>12}   {'raw: mean  std  P':>22}   {'capped: mean  std  P':>24}")
     for row in spanned.sort("mean_tasks", "machine_id", descending=[True, False]).head(args.machines).iter_rows(named=True):
         per_window = totals.filter(pl.col("machine_id") == row["machine_id"])["total"].to_numpy()
         obs = aggregate.machine_aggregate(records, row["machine_id"], "cpu_rate", args.observations)["usage"].to_numpy()
-        cap = row["capacity"]
+        cap = np.nan if row["capacity"] is None else row["capacity"]  # a machine machine_events never sized
         out = []
-        for total in (obs, np.minimum(obs, cap if cap is not None else np.inf)):
+        for total in (obs, obs if np.isnan(cap) else np.minimum(obs, cap)):
             u = aggregate.normalise_to_peak(total)
             out.append(f"{u.mean():.3f} {u.std(ddof=1):.3f} {(u >= args.threshold).mean():.3f}")
-        over = float((per_window > cap).mean()) if cap is not None else float("nan")
-        print(f"{row['machine_id']:>12} {row['mean_tasks']:>6.1f} {cap if cap is not None else float('nan'):>8.3g} "
-              f"{over:>12.3f}   {out[0]:>22}   {out[1]:>24}")
+        over = np.nan if np.isnan(cap) else float((per_window > cap).mean())
+        print(f"{row['machine_id']:>12} {row['mean_tasks']:>6.1f} {cap:>8.3g} {over:>12.3f}   {out[0]:>22}   {out[1]:>24}")
 
 
 if __name__ == "__main__":

@@ -93,3 +93,16 @@ def test_the_trace_defaults_to_the_one_the_logs_name_and_another_is_refused(tmp_
 def test_a_run_without_records_is_named(tmp_path):
     res = _bench(tmp_path / "nothing", tmp_path)
     assert res.returncode != 0 and f"{tmp_path / 'nothing'}: no map/task_usage" in res.stderr
+
+
+def test_a_machine_without_a_capacity_is_read_but_not_capped(tmp_path):
+    run, trace = _fake_run(tmp_path)
+    events = pl.DataFrame({"time": [0], "machine_id": [7], "event_type": [0], "platform_id": ["p"], "cpus": [0.5],
+                           "memory": [0.5]})
+    write_table(events, trace / "machine_events/part-00000-of-00001.csv.gz", "machine_events")
+    res = _bench(run, trace, "--observations", WINDOWS)
+    assert res.returncode == 0, res.stderr
+    row = next(line.split() for line in res.stdout.splitlines() if line.split()[:1] == ["8"])
+    assert row[2:4] == ["nan", "nan"] and row[4:7] == row[7:10] == ["0.900", "0.000", "1.000"]
+    # the share over capacity counts only machines with one: machine 7's 300 of 600
+    assert "exceeds the machine's capacity: 50.00% of 600" in res.stdout
