@@ -639,7 +639,8 @@ def test_fit_tables_and_summary():
 
 def test_unuvar_summary_compares_one_number_per_row():
     """Each printed number is its own row with the paper's item; the K-S decision is shown, not compared; the
-    actual over-utilised share is compared within 2 SE of two binomial shares; the cause only where outside."""
+    P(U ≥ 0.8) within issue 13's 2×, the actual share within 2 SE of two binomial shares where wider; the
+    cause only where outside."""
     from colocate.report import summary
 
     rng = np.random.default_rng(5)
@@ -662,7 +663,14 @@ def test_unuvar_summary_compares_one_number_per_row():
     actual = by["Table VII: P(U ≥ 0.8) actual, 18 tasks (realizations)"]
     ours = t["overutilisation"]["actual"][0]
     se = math.sqrt(0.066 * 0.934 / 500 + ours * (1 - ours) / 500)
-    assert actual["tolerance"] == f"±{2 * se:.3g}" and "binomial" in actual["tolerance_reason"]
+    # Beta(5, 5) leaves about 2% above 0.8, below the paper's 0.066: of issue 13's 2× (down to 0.033) and 2 SE of
+    # the difference of two binomial shares, the band reaching further down applies
+    noise_wider = 0.066 - 2 * se < 0.066 / 2
+    assert actual["tolerance"] == (f"±{2 * se:.3g}" if noise_wider else "×2")
+    assert ("binomial" if noise_wider else "issue 13") in actual["tolerance_reason"]
+    assert actual["within"] is (ours >= min(0.066 - 2 * se, 0.066 / 2))
+    estimated = by["Table VII: P(U ≥ 0.8) Beta estimate, 18 tasks (realizations)"]
+    assert estimated["tolerance"] == "×2" and "issue 13" in estimated["tolerance_reason"]
     for r in rows.iter_rows(named=True):
         if r["quantity"].startswith(("Table IV: std", "Table II: std", "Beta", "Table VII")):
             assert r["cause"] == (betafit.UNUVAR_CAUSE if r["within"] is False else "")

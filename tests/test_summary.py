@@ -15,7 +15,9 @@ from colocate.report.compare import (
     absolute,
     compare,
     factor,
+    issue_target,
     parse_number,
+    widest,
 )
 
 
@@ -79,6 +81,27 @@ def test_a_factor_tolerance_is_symmetric_in_ratio(p, r, f):
     tol = Compare(tolerance=factor(f, "test"))
     within = compare(p, p * r, tol)["within"]
     assert within == (max(r, 1 / r) <= f * (1 + 1e-12)) or math.isclose(max(r, 1 / r), f, rel_tol=1e-9)
+
+
+@given(p=st.floats(1e-6, 1e3), ours=st.floats(0, 1e4), f=st.floats(1, 4), a=st.floats(1e-9, 1e3))
+def test_the_widest_tolerance_agrees_iff_any_of_them_does(p, ours, f, a):
+    """widest(paper, ours, …) is the union of the bands as seen from ours: within it iff within one of them."""
+    tols = (factor(f, "a factor"), absolute(a, "a noise"))
+    chosen = widest(p, ours, *tols)
+    assert chosen in tols
+    within = [compare(p, ours, Compare(tolerance=t))["within"] for t in tols]
+    assert compare(p, ours, Compare(tolerance=chosen))["within"] == any(within)
+
+
+def test_an_issue_target_is_a_factor_naming_its_issue():
+    t = issue_target(2.0, "the packing tails")
+    assert (str(t), t.kind) == ("×2", "factor") and "issue 13" in t.reason and "the packing tails" in t.reason
+    assert compare("3e-4", 5.9e-4, Compare(tolerance=t))["within"] and not compare("3e-4", 6.1e-4, Compare(tolerance=t))["within"]
+    # hand-computed: around 0.044, ×2 reaches down to 0.022 and ±0.024 to 0.020, so 0.021 takes the noise band
+    assert widest(0.044, 0.021, t, absolute(0.024, "noise")).kind == "absolute"
+    assert widest(0.044, 0.08, t, absolute(0.024, "noise")) is t
+    with pytest.raises(ValueError, match="no tolerance"):
+        widest(1.0, 1.0)
 
 
 def test_agreement_counts_rows_by_section():

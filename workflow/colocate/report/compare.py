@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 __all__ = ["Compare", "PaperValue", "Tolerance", "DEFAULT_TOLERANCE", "absolute", "cause_if_outside", "compare", "factor",
-           "parse_number", "replicate_tolerance"]
+           "issue_target", "parse_number", "replicate_tolerance", "widest"]
 
 
 @dataclass(frozen=True)
@@ -54,6 +54,25 @@ def absolute(value: float, reason: str) -> Tolerance:
 
 #: The tolerance of a row that names none: the synthetic trace is a model, so agreement within 1.5×.
 DEFAULT_TOLERANCE = factor(1.5, "default: within a factor of 1.5 of the paper")
+
+
+def issue_target(value: float, what: str) -> Tolerance:
+    """A factor an issue set as its target for ``what`` (issue 13: the tails of Unuvar's utilisation and of
+    Janus's packing, "within 2× of the paper's"): the acceptance criterion itself, not a measured noise."""
+    return factor(value, f"issue 13's target for {what}: within {value:g}× of the paper's")
+
+
+def widest(paper: float, ours: float, *tolerances: Tolerance) -> Tolerance:
+    """Of ``tolerances``, the one whose band around ``paper`` reaches furthest towards ``ours`` (the first on a
+    tie): ours agrees iff it agrees within any of them, e.g. a row's own noise or a factor, whichever is wider."""
+    if not tolerances:
+        raise ValueError("widest: no tolerance given")
+
+    def reach(t: Tolerance) -> float:
+        lo, hi = t.band(paper)
+        return hi - paper if ours >= paper else paper - lo
+
+    return max(tolerances, key=reach)
 
 
 @dataclass(frozen=True)

@@ -296,22 +296,27 @@ def _mean(frame: pl.DataFrame, column: str, estimator: str, parameter: float) ->
     return float(rows[column].mean()) if rows.height else None
 
 
-def _q_tolerance(frame: pl.DataFrame, estimator: str, parameter: float, paper: str | None):
-    """The tolerance of a mean q: 2 SE over instances where that noise exceeds the default band (rare overloads)."""
-    from colocate.report.compare import DEFAULT_TOLERANCE, absolute, parse_number
+def _q_tolerance(frame: pl.DataFrame, estimator: str, parameter: float, paper: str | None, base=None):
+    """The tolerance of a mean q: 2 SE over instances where that noise reaches further than the ``base`` band
+    (rare overloads); ``base`` defaults to the default factor."""
+    from colocate.report.compare import DEFAULT_TOLERANCE, absolute, parse_number, widest
 
+    base = base or DEFAULT_TOLERANCE
     p = parse_number(paper)
     q = frame.filter((pl.col("estimator") == estimator) & ((pl.col("parameter") - parameter).abs() < 1e-12))["q"]
     if p is None or q.len() < 2:
-        return DEFAULT_TOLERANCE
+        return base
     se = float(q.std()) / np.sqrt(q.len())
-    reach = max(abs(p.value) * (DEFAULT_TOLERANCE.value - 1), abs(p.value) * (1 - 1 / DEFAULT_TOLERANCE.value))
-    if not (np.isfinite(se) and se > 0 and 2 * se > reach):
-        return DEFAULT_TOLERANCE
+    if not (np.isfinite(se) and se > 0):
+        return base
     overloaded = int((q > 0).sum())
-    return absolute(2 * se, f"2 SE of the mean q over {q.len()} instances ({overloaded} with any overload): "
-                            "rare overloads, noise wider than the default band")
+    return widest(p.value, float(q.mean()), base, absolute(2 * se, f"2 SE of the mean q over {q.len()} instances ({overloaded} with any "
+                                                  "overload): rare overloads, noise wider than the factor"))
 
+
+#: Issue 13's target for the size-based tests' q (item 4, "the packing tails": "bring each within 2×"). A mean q
+#: of 1e-8–1e-3 is a rare-event rate: with the model unchanged it varies up to 2.8× with the trace seed alone.
+Q_TAIL_TARGET = 2.0
 
 #: The measured cause of the size-based tests' excess q on the synthetic trace (issue 13, item 4).
 CAUSE_Q_TAILS = (
@@ -331,13 +336,15 @@ def headline_numbers(results: pl.DataFrame) -> list[tuple]:
     Means are over instances at the base case (Best Fit, rebalancing, c = 1, clairvoyance 1, inst)
     unless a quantity says otherwise; quantities whose cells are not in ``results`` are left out.
     A mean q whose paper value is a rare-event frequency is compared within 2 SE over instances when
-    that noise is wider than the default factor (:func:`_q_tolerance`).
+    that noise is wider than the default factor (:func:`_q_tolerance`); the size-based tests' q (§5.2)
+    within :data:`Q_TAIL_TARGET`, the issue's target for them, or those 2 SE where wider.
     """
     from colocate.report.compare import (
         DEFAULT_TOLERANCE,
         Compare,
         cause_if_outside,
         compare,
+        issue_target,
     )
 
     base = select(results)
@@ -357,7 +364,9 @@ def headline_numbers(results: pl.DataFrame) -> list[tuple]:
     for est, par, paper in (("Cantelli", 1.0, "3e-4"), ("Cantelli", 1.7, "2e-6"), ("perc", 90, "7e-5"),
                             ("perc", 95, "5e-6"), ("perc", 99, "2e-8"), ("perc", 100, "0")):
         value = _mean(base, "q", est, par)
-        spec = cause_if_outside(paper, value, Compare(item="§5.2", tolerance=_q_tolerance(base, est, par, paper)), CAUSE_Q_TAILS)
+        target = issue_target(Q_TAIL_TARGET, "the packing tails (a rare-event rate, up to 2.8× apart over trace seeds)")
+        spec = cause_if_outside(paper, value, Compare(item="§5.2", tolerance=_q_tolerance(base, est, par, paper, target)),
+                                CAUSE_Q_TAILS)
         add(f"{'max' if par == 100 else f'{est} {par:g}'}: mean q", paper, value, "§5.2", spec)
     # §6 prints one range, 2.5–5, for Cantelli's b = 1.7 … 4.4: its ends (more machines for the larger b,
     # as §7's ratios 1.9 and 3.7 to GPA confirm)
