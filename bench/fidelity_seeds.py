@@ -1,0 +1,61 @@
+"""Measurement: the default summary's agreement over trace seeds (issue 13: how much of it is the draw's).
+
+The default run is one realization of the synthetic trace (``trace.seed`` 20110501), and the model was calibrated
+on it. Run the same config on other seeds, each into its own run directory (about 7 minutes each here, 2 cores):
+
+    snakemake --cores 2 --config run=seed-1 trace='{"source": "synthetic", "seed": 1}'
+    snakemake --cores 2 --config run=seed-2 trace='{"source": "synthetic", "seed": 2}'
+    python bench/fidelity_seeds.py results/synthetic-default results/seed-1 results/seed-2
+
+It prints, per section, the rows within tolerance in each run (of those compared in all), each run's total
+against the first run's (the reference: a ratio), the rows whose verdict changes with the seed with each run's
+value, and the bench's peak memory.
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import sys
+from pathlib import Path
+
+import polars as pl
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "workflow"))
+from colocate.report.over_runs import agreement_over_runs  # noqa: E402
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("runs", type=Path, nargs="+", help="finished runs (results/<run>), the first the reference")
+    args = ap.parse_args(argv)
+    tables = {}
+    for run in args.runs:
+        path = run / "summary.csv"
+        if not path.is_file():
+            ap.error(f"{path}: no summary (is {run} a finished run?)")
+        tables[run.name] = pl.read_csv(path, infer_schema_length=0).with_columns(
+            pl.col("within").replace_strict({"true": True, "false": False}, default=None, return_dtype=pl.Boolean))
+    if len(tables) < 2:
+        ap.error("name at least two runs (run names must differ)")
+    by, flips = agreement_over_runs(tables)
+    names = list(tables)
+    width = max(len(s) for s in by["section"])
+    print(f"{'section':<{width}}  compared  " + "  ".join(f"{n:>16}" for n in names))
+    for r in by.iter_rows(named=True):
+        print(f"{r['section']:<{width}}  {r['compared']:>8}  " + "  ".join(f"{r[n]:>16}" for n in names))
+    total = by.filter(pl.col("section") == "all").row(0, named=True)
+    ref = total[names[0]]
+    for n in names:
+        print(f"{n}: {total[n]} of {total['compared']} within ({total[n] / total['compared']:.1%}), "
+              f"{total[n] / ref:.3f}× the reference {names[0]}")
+    print(f"\n{flips.height} rows change their verdict with the run:")
+    for r in flips.iter_rows(named=True):
+        cells = "; ".join(f"{n} {r[f'ours {n}']} ({'in' if r[n] else 'out'})" for n in names)
+        print(f"  {r['section'][:40]} | {r['quantity']}: {cells}")
+    print(f"\npeak memory {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

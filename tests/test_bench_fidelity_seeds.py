@@ -1,0 +1,60 @@
+"""The default summary's agreement over trace seeds: ``report.over_runs`` on constructed summaries with the counts
+worked out by hand, and ``bench/fidelity_seeds.py`` run as the README gives it."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import polars as pl
+import pytest
+
+from colocate.report.over_runs import agreement_over_runs
+from wfutil import REPO
+
+
+def _summary(within: list[bool | None], ours: list[str], extra: bool = False) -> pl.DataFrame:
+    """Two sections; section B's last row is scale-dependent (no verdict); ``extra`` adds a row one run lacks."""
+    rows = {"section": ["A", "A", "B", "B"], "quantity": ["a1", "a2", "b1", "b2"], "ours": ours, "within": within}
+    t = pl.DataFrame(rows, schema={"section": pl.String, "quantity": pl.String, "ours": pl.String, "within": pl.Boolean})
+    if extra:
+        t = pl.concat([t, pl.DataFrame({"section": ["B"], "quantity": ["b3"], "ours": ["9"], "within": [True]})])
+    return t
+
+
+def test_counts_and_flips_by_hand():
+    runs = {"ref": _summary([True, False, True, None], ["1", "2", "3", "4"]),
+            "s1": _summary([True, True, False, None], ["1", "5", "6", "4"], extra=True),
+            "s2": _summary([True, True, True, None], ["1", "7", "3", "4"])}
+    by, flips = agreement_over_runs(runs)
+    # b2 has no verdict and b3 is not in every run: three rows compared; within: ref 2, s1 2, s2 3
+    assert by.to_dicts() == [
+        {"section": "A", "compared": 2, "ref": 1, "s1": 2, "s2": 2},
+        {"section": "B", "compared": 1, "ref": 1, "s1": 0, "s2": 1},
+        {"section": "all", "compared": 3, "ref": 2, "s1": 2, "s2": 3},
+    ]
+    assert flips["quantity"].to_list() == ["a2", "b1"]  # a1 is within everywhere
+    a2 = flips.row(0, named=True)
+    assert (a2["ours ref"], a2["ref"], a2["ours s1"], a2["s1"], a2["ours s2"], a2["s2"]) == ("2", False, "5", True, "7", True)
+
+
+def test_one_run_is_refused():
+    with pytest.raises(ValueError, match="at least two runs"):
+        agreement_over_runs({"ref": _summary([True, False, True, None], ["1", "2", "3", "4"])})
+
+
+def test_the_bench_runs_as_the_readme_gives_it(tmp_path):
+    for name, within, ours in (("synthetic-default", [True, False, True, None], ["1", "2", "3", "4"]),
+                               ("seed-1", [True, True, False, None], ["1", "5", "6", "4"])):
+        (tmp_path / "results" / name).mkdir(parents=True)
+        t = _summary(within, ours).with_columns(pl.col("within").replace_strict({True: "true", False: "false"}, default=None))
+        t.write_csv(tmp_path / "results" / name / "summary.csv")
+    cmd = [sys.executable, str(REPO / "bench/fidelity_seeds.py"), "results/synthetic-default", "results/seed-1"]
+    out = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, check=True).stdout
+    assert "synthetic-default: 2 of 3 within (66.7%), 1.000× the reference synthetic-default" in out
+    assert "seed-1: 2 of 3 within (66.7%), 1.000× the reference" in out
+    assert "2 rows change their verdict" in out and "A | a2: synthetic-default 2 (out); seed-1 5 (in)" in out
+    assert "peak memory" in out
+    missing = subprocess.run([*cmd[:2], "results/synthetic-default", "results/nowhere"], cwd=tmp_path,
+                             capture_output=True, text=True)
+    assert missing.returncode == 2 and "results/nowhere/summary.csv: no summary" in missing.stderr

@@ -1,0 +1,39 @@
+"""One summary over several runs: how much of the agreement with the papers is the draw's (issue 13).
+
+The default run's ``summary.csv`` is one realization of the synthetic trace. The same config on other trace seeds
+(``--config run=seed-1 trace='{"source": "synthetic", "seed": 1}'``) gives other realizations; rows whose verdict
+changes with the seed agree or disagree by the draw, not by the model (``bench/fidelity_seeds.py``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import polars as pl
+
+__all__ = ["agreement_over_runs"]
+
+
+def agreement_over_runs(tables: Mapping[str, pl.DataFrame]) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Per section, the rows within tolerance in each run; and the rows whose verdict differs between runs.
+
+    ``tables`` maps a run's name to its summary (``summary.csv``: ``section``, ``quantity``, ``ours``,
+    ``within``). Returns ``(by_section, flips)``: per section (and "all") the rows compared in every run and, per
+    run, how many of them are within tolerance; and the rows compared in every run whose verdict is not the same
+    in all of them, with each run's ours (``ours <run>``) and verdict (``<run>``). Raises ValueError for fewer than
+    two runs.
+    """
+    if len(tables) < 2:
+        raise ValueError(f"agreement over runs needs at least two runs, got {len(tables)}")
+    key = ["section", "quantity"]
+    wide = None
+    for name, table in tables.items():
+        part = table.filter(pl.col("within").is_not_null()).select(
+            *key, pl.col("ours").cast(pl.String).alias(f"ours {name}"), pl.col("within").cast(pl.Boolean).alias(name))
+        wide = part if wide is None else wide.join(part, on=key, how="inner", maintain_order="left")
+    names = list(tables)
+    by = wide.group_by("section", maintain_order=True).agg(pl.len().alias("compared"), *[pl.col(n).sum() for n in names])
+    by = pl.concat([by, by.select(pl.lit("all").alias("section"), pl.all().exclude("section").sum())])
+    same = pl.all_horizontal([pl.col(n) == pl.col(names[0]) for n in names[1:]])
+    flips = wide.filter(~same).select(*key, *[c for n in names for c in (f"ours {n}", n)])
+    return by.cast({c: pl.Int64 for c in ["compared", *names]}), flips
