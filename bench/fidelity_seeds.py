@@ -23,6 +23,7 @@ import polars as pl
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "workflow"))
 from colocate.report.over_runs import agreement_over_runs  # noqa: E402
+from colocate.report.summary import COLUMNS  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -34,8 +35,7 @@ def main(argv: list[str] | None = None) -> int:
         path = run / "summary.csv"
         if not path.is_file():
             ap.error(f"{path}: no summary (is {run} a finished run?)")
-        tables[run.name] = pl.read_csv(path, infer_schema_length=0).with_columns(
-            pl.col("within").replace_strict({"true": True, "false": False}, default=None, return_dtype=pl.Boolean))
+        tables[run.name] = pl.read_csv(path, schema=COLUMNS)
     if len(tables) < 2:
         ap.error("name at least two runs (run names must differ)")
     by, flips = agreement_over_runs(tables)

@@ -36,6 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "workflow"))
 from colocate.analysis import aggregate, betafit  # noqa: E402
 from colocate.trace import TRACE_START_US, WINDOW_US, read_table  # noqa: E402
 
+
 def capacities(trace: Path) -> pl.DataFrame:
     """Each machine's last known CPU capacity (machine_events, every shard of ``trace``)."""
     shards = sorted((trace / "machine_events").glob("part-*.csv.gz"))
