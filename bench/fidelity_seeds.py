@@ -1,7 +1,8 @@
 """Measurement: the default summary's agreement over trace seeds (issue 13: how much of it is the draw's).
 
 The default run is one realization of the synthetic trace (``trace.seed`` 20110501), and the model was calibrated
-on it. Run the same config on other seeds, each into its own run directory (about 7 minutes each here, 2 cores):
+on it. Run the same config on other seeds, each into its own run directory (about 5 minutes each here on 2 cores:
+4, and 1 for the synthesis of its trace):
 
     snakemake --cores 2 --config run=seed-1 trace='{"source": "synthetic", "seed": 1}'
     snakemake --cores 2 --config run=seed-2 trace='{"source": "synthetic", "seed": 2}'
