@@ -11,15 +11,21 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "workflow"))
 from colocate.analysis import aggregate  # noqa: E402
 
 
-def long_task_series(root: Path, pattern: str) -> tuple[list[pl.LazyFrame], pl.DataFrame, int, int]:
-    """One scan per bucket of the long tasks' series below ``root`` (``pattern``, e.g. "reduce/bucket-*/series.parquet"),
-    their records per task and the windows lo..hi (:func:`colocate.analysis.aggregate.task_records`); exits naming
-    ``root`` where there are none, or where they belong to more than one run (their buckets must not be mixed)."""
+def long_task_series(root: Path, pattern: str, rename: dict[str, str] | None = None
+                     ) -> tuple[list[pl.LazyFrame], pl.DataFrame, int, int]:
+    """One scan per part of the tasks' series below ``root`` (``pattern``: the long tasks' "reduce/bucket-*/series.parquet",
+    or every task's "map/task_usage/*/records.parquet"; one starting "results/*/" also finds them below a run's
+    directory), their records per task and the windows lo..hi (:func:`colocate.analysis.aggregate.task_records`);
+    ``rename`` renames columns (e.g. the map's ``cpu_rate`` to the reduce's ``avg``). Exits naming ``root`` where
+    there are none, or where they belong to more than one run (their parts must not be mixed)."""
     files = sorted(root.glob(pattern))
+    if not files and pattern.startswith("results/*/"):  # root may be the run's directory itself, results/<run>
+        files = sorted(root.glob(pattern.removeprefix("results/*/")))
     if not files:
         sys.exit(f"{root}: no {pattern}")
-    runs = sorted({str(f.parents[2]) for f in files})  # <run>/reduce/bucket-N/series.parquet
+    depth = len(Path(pattern.removeprefix("results/*/")).parts)  # e.g. <run>/reduce/bucket-N/series.parquet: 3
+    runs = sorted({str(f.parents[depth - 1]) for f in files})
     if len(runs) > 1:
         sys.exit(f"{root}: {pattern} matches {len(runs)} runs ({', '.join(runs)}): name one")
-    parts = [pl.scan_parquet(f) for f in files]
+    parts = [pl.scan_parquet(f).rename(rename or {}) for f in files]
     return (parts, *aggregate.task_records(parts))

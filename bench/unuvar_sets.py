@@ -8,7 +8,7 @@ autocorrelation, the K-S D against the fitted Beta, P(U ≥ 0.8) actual and Beta
 value, the ratio of the median to it, and whether it lies inside the sets' range (is the paper's one set a
 likely draw of ours?). ``betafit.UNUVAR_CAUSE`` and ``KS_CAUSE`` quote its output on the default run.
 
-Two readings the pipeline does not take, to measure what they would change (issue 13's tail above 0.8):
+Readings the pipeline does not take, to measure what they would change (issue 13's tail above 0.8):
 
 * ``--observation file``: an observation is the mean of the set's total over each 1/500 of the span (about 17
   windows), reading §IV-A's "29 days … collected in 500 time points" as the trace's 500 files, instead of one
@@ -17,8 +17,13 @@ Two readings the pipeline does not take, to measure what they would change (issu
   (Beaumont §5.2: synchronised, 5 high days and 2 low; Table 4's mean weekly ratio 0.148 is the fundamental of a
   drop of about 0.3), on top of the weekly pattern the production jobs already carry (the printed "low days /
   other days").
+* ``--tasks all``: the sets drawn from every task of the trace (the map's records), not only the long ones (≥ 2 h).
+  §IV-F offers the controller "30,000 task arrivals randomly selected … 154 tasks on average running": a mean life of
+  154 × 29 days / 30,000 = 3.6 h, about the real trace's mean over all its tasks (133 k running at its start, task_events
+  part 0, over some 25 M tasks in 29 days, Reiss et al. 2012: 3.7 h), so the paper's sets may hold short tasks too.
 
-    python bench/unuvar_sets.py /tmp/default-run [--sets 30] [--job-cap N] [--observation file] [--weekend-drop 0.3]
+    python bench/unuvar_sets.py results/synthetic-default [--sets 30] [--job-cap N] [--observation file]
+                                [--weekend-drop 0.3] [--tasks all]
 """
 
 from __future__ import annotations
@@ -41,12 +46,12 @@ DAY_US = 86_400_000_000
 PAPER = {18: (0.49, 0.14, 0.084, 0.066, 0.011), 49: (0.500, 0.169, 0.055, 0.064, 0.031),
          88: (0.504, 0.151, 0.051, 0.042, 0.016), 154: (0.516, 0.142, 0.048, 0.044, 0.024)}
 NAMES = ("mean", "std", "skewness", "lag-1 autocorrelation", "K-S D", "P(U ≥ 0.8) actual", "P(U ≥ 0.8) Beta",
-         "days of the top 25", "P(U ≥ 0.8), top 5 days", "CV within the top 5 days", "low days / other days", "K-S p")
+         "days of the top 25", "P(U ≥ 0.8), top 5 days", "CV within the top 5 days", "low days / other days", "tasks drawn", "K-S p")
 PAPER_INDEX = {"mean": 0, "std": 1, "K-S D": 2, "P(U ≥ 0.8) actual": 3, "P(U ≥ 0.8) Beta": 4}
 
 
 def statistics(u: np.ndarray, day: np.ndarray, low_days: list[int], threshold: float = 0.8) -> list[float]:
-    """:data:`NAMES` of the utilisation ``u``; ``day`` is each observation's day since the trace start. Where the
+    """:data:`NAMES` (but the tasks drawn) of the utilisation ``u``; ``day`` is each observation's day since the trace start. Where the
     observations above the threshold lie: on how many days the 25 highest fall, and on the 5 days of highest mean,
     the share at or above the threshold and the coefficient of variation; and the mean on the weekly pattern's
     ``low_days`` over the mean on the other days."""
@@ -81,25 +86,32 @@ def observe(total: np.ndarray, observations: int, reading: str) -> tuple[np.ndar
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("workdir", type=Path, help="a finished run (its results/<run>/reduce/bucket-*/series.parquet)")
+    ap.add_argument("workdir", type=Path, help="a finished run: its working directory (with one results/<run>) or results/<run> itself")
     ap.add_argument("--sets", type=int, default=30)
     ap.add_argument("--job-cap", type=int, default=None, help="tasks per job at most (default: the smallest that reaches n)")
     ap.add_argument("--observations", type=int, default=500)
     ap.add_argument("--column", default="avg")
     ap.add_argument("--observation", choices=("window", "file"), default="window",
                     help="one 5-minute window every 1/500 of the span (the pipeline's), or the mean over each 1/500")
+    ap.add_argument("--tasks", choices=("long", "all"), default="long",
+                    help="draw the sets from the long tasks (the pipeline's) or from every task (§IV-F's 30,000 arrivals)")
     ap.add_argument("--weekend-drop", type=float, default=0.0, help="lower the total by this share on the low days")
     ap.add_argument("--weekend-days", type=int, nargs="+", default=[5, 6],
                     help="the low days, as days since the trace start modulo 7 (synthetic.weekend_days)")
     args = ap.parse_args()
     if not 0 <= args.weekend_drop < 1:
         sys.exit(f"--weekend-drop must be in [0, 1), got {args.weekend_drop}")
-    parts, records, lo, hi = finished_run.long_task_series(args.workdir, "results/*/reduce/bucket-*/series.parquet")
-    print(f"{records.height:,} long tasks of {records['job_id'].n_unique():,} jobs over windows {lo}..{hi}; {args.sets} sets per size; "
+    if args.tasks == "long":
+        parts, records, lo, hi = finished_run.long_task_series(args.workdir, "results/*/reduce/bucket-*/series.parquet")
+    else:  # every task's map records; their 5-minute mean CPU rate is the reduce's avg before its fixes
+        parts, records, lo, hi = finished_run.long_task_series(args.workdir, "results/*/map/task_usage/*/records.parquet",
+                                                               {"cpu_rate": "avg"})
+    kind = "long tasks" if args.tasks == "long" else "tasks"
+    print(f"{records.height:,} {kind} of {records['job_id'].n_unique():,} jobs over windows {lo}..{hi}; {args.sets} sets per size; "
           f"observation {args.observation}, weekend drop {args.weekend_drop:g}")
     sizes, skipped, running = aggregate.feasible_sizes(records, lo, hi, list(PAPER))
     if skipped:  # too little data: the sizes the long tasks cannot reach on average are said, not drawn
-        print(f"sizes {', '.join(map(str, skipped))} skipped: the long tasks run {running:.1f} at a time on average")
+        print(f"sizes {', '.join(map(str, skipped))} skipped: the {kind} run {running:.1f} at a time on average")
     windows = np.arange(lo, hi + 1)
     factor = np.where(np.isin((windows * WINDOW_US // DAY_US) % 7, args.weekend_days), 1 - args.weekend_drop, 1.0)
     for n in sizes:
@@ -108,7 +120,8 @@ def main() -> None:
         for seed in range(args.sets):
             drawn, cap = aggregate.draw_trace_set(records, n, hi - lo + 1, np.random.default_rng(seed), args.job_cap)
             values, at = observe(set_total(parts, drawn, args.column, lo, hi) * factor, args.observations, args.observation)
-            rows.append(statistics(aggregate.normalise_to_peak(values), (lo + at) * WINDOW_US // DAY_US, args.weekend_days))
+            st = statistics(aggregate.normalise_to_peak(values), (lo + at) * WINDOW_US // DAY_US, args.weekend_days)
+            rows.append([*st[:-1], float(drawn.height), st[-1]])
         r = np.array(rows)
         print(f"\n{n} tasks (cap {cap} per job)")
         for i, name in enumerate(NAMES):

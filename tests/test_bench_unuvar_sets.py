@@ -1,0 +1,82 @@
+"""bench/unuvar_sets.py on a constructed run, with the statistics worked out by hand.
+
+The run's 20 long tasks (reduce series) alternate 0.1 / 0.2 over 600 windows; its map holds 60 tasks that alternate
+0.05 / 0.15. A set's total alternates too, so at §IV-C's 90% normalisation U is 0.45 / 0.9 for the long tasks and
+0.3 / 0.9 for every task: half the observations at or above 0.8 either way, means 0.675 and 0.6.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import polars as pl
+
+from colocate.trace import TRACE_START_US, WINDOW_US
+from wfutil import REPO
+
+WINDOWS = 600
+
+
+def _tasks(n: int, low: float, high: float, column: str) -> pl.DataFrame:
+    w = np.arange(WINDOWS)
+    return pl.DataFrame({
+        "job_id": np.repeat(np.arange(n, dtype=np.int64) + 100, WINDOWS),  # one task per job: the cap is 1
+        "task_index": np.zeros(n * WINDOWS, dtype=np.int64),
+        "start_time": np.tile(TRACE_START_US + w * WINDOW_US, n),
+        column: np.tile(np.where(w % 2 == 0, low, high), n),
+    })
+
+
+def _fake_run(tmp_path):
+    run = tmp_path / "results" / "r"
+    (run / "reduce/bucket-0").mkdir(parents=True)
+    _tasks(20, 0.1, 0.2, "avg").write_parquet(run / "reduce/bucket-0/series.parquet")
+    (run / "map/task_usage/batch-00000-00000-of-00001").mkdir(parents=True)
+    _tasks(60, 0.05, 0.15, "cpu_rate").write_parquet(run / "map/task_usage/batch-00000-00000-of-00001/records.parquet")
+    return run
+
+
+def _bench(*args) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(REPO / "bench" / "unuvar_sets.py"), *map(str, args)],
+                          capture_output=True, text=True)
+
+
+def _stat(out: str, size: int, name: str) -> list[str]:
+    block = out.split(f"\n{size} tasks (cap ")[1].split("\n\n")[0]
+    line = next(line for line in block.splitlines() if line.strip().startswith(name))
+    return line.split("median ")[1].split()
+
+
+def test_long_tasks_from_the_workdir_or_the_run_directory(tmp_path):
+    run = _fake_run(tmp_path)
+    by_workdir = _bench(tmp_path, "--sets", 2, "--observations", WINDOWS)
+    by_run = _bench(run, "--sets", 2, "--observations", WINDOWS)
+    assert by_workdir.returncode == 0, by_workdir.stderr
+    assert by_run.stdout == by_workdir.stdout
+    out = by_run.stdout
+    assert out.startswith("20 long tasks of 20 jobs over windows 0..599")
+    assert "sizes 49, 88, 154 skipped: the long tasks run 20.0 at a time on average" in out
+    assert _stat(out, 18, "mean")[0] == "0.675"
+    assert _stat(out, 18, "P(U ≥ 0.8) actual")[0] == "0.500"
+    assert _stat(out, 18, "tasks drawn")[0] == "18.000"  # 18 tasks running the whole span
+
+
+def test_every_task_is_drawn_from_the_map_records(tmp_path):
+    _fake_run(tmp_path)
+    res = _bench(tmp_path, "--sets", 2, "--observations", WINDOWS, "--tasks", "all")
+    assert res.returncode == 0, res.stderr
+    out = res.stdout
+    assert out.startswith("60 tasks of 60 jobs over windows 0..599")
+    assert "sizes 88, 154 skipped: the tasks run 60.0 at a time on average" in out
+    for size in (18, 49):
+        assert _stat(out, size, "mean")[0] == "0.600"  # U is 0.3 / 0.9
+        assert _stat(out, size, "P(U ≥ 0.8) actual")[0] == "0.500"
+        assert _stat(out, size, "tasks drawn")[0] == f"{size}.000"
+
+
+def test_a_directory_without_a_run_is_named(tmp_path):
+    res = _bench(tmp_path, "--tasks", "all")
+    assert res.returncode != 0
+    assert f"{tmp_path}: no results/*/map/task_usage/*/records.parquet" in res.stderr
