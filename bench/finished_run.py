@@ -11,6 +11,19 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "workflow"))
 from colocate.analysis import aggregate  # noqa: E402
 
 
+def run_subdir(root: Path, name: str) -> Path:
+    """``root``/``name`` where ``root`` is a run's directory (results/<run>), else ``root``/results/<run>/``name`` of
+    the one run below a working directory; exits naming ``root`` where there is none, or more than one."""
+    if (root / name).is_dir():
+        return root / name
+    found = sorted(root.glob(f"results/*/{name}"))
+    if not found:
+        sys.exit(f"{root}: neither {name}/ nor results/*/{name}/: not a finished run")
+    if len(found) > 1:
+        sys.exit(f"{root}: results/*/{name} matches {len(found)} runs ({', '.join(str(f.parent) for f in found)}): name one")
+    return found[0]
+
+
 def long_task_series(root: Path, pattern: str, rename: dict[str, str] | None = None
                      ) -> tuple[list[pl.LazyFrame], pl.DataFrame, int, int]:
     """One scan per part of the tasks' series below ``root`` (``pattern``: the long tasks' "reduce/bucket-*/series.parquet",

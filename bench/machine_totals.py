@@ -64,6 +64,8 @@ def main() -> None:
     ap.add_argument("--observations", type=int, default=500, help="observations per machine (Unuvar: 500)")
     ap.add_argument("--threshold", type=float, default=0.8, help="over-utilisation threshold U* (Unuvar: 0.8)")
     args = ap.parse_args()
+    if not args.run.is_dir():
+        sys.exit(f"{args.run}: no such directory (give a finished run's directory, results/<run>)")
     trace = args.trace if args.trace is not None else run_trace(args.run)
     files = sorted(args.run.glob("map/task_usage/*/records.parquet"))
     if not files:

@@ -72,14 +72,16 @@ def verdict(declared: int | None, peak: float, mapped: float = 0.0, anon: float 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("workdirs", type=Path, nargs="+", help="finished runs (each with its config.yaml)")
+    ap.add_argument("workdirs", type=Path, nargs="+", help="finished runs' working directories (each with its results/ and config.yaml)")
     ap.add_argument("--markdown", type=Path, help="also write the table here")
     ap.add_argument("--strict", action="store_true", help="exit 1 if a judged peak is outside [1, 2]× its declaration")
     args = ap.parse_args()
     rows: dict[str, list[tuple[str, Job, float, float]]] = defaultdict(list)
     for wd in args.workdirs:
+        if not (wd / "results").is_dir():  # e.g. results/<run> given: snakemake -n needs the run's working directory
+            sys.exit(f"{wd}: not a working directory with results/ (give the directory the run was made in, not results/<run>)")
         for job, mb, mapped in measure(wd.resolve()):
-            rows[job.rule].append((wd.name, job, mb, mapped))
+            rows[job.rule].append((wd.resolve().name, job, mb, mapped))
     lines = ["| rule | run | jobs | input MB (max) | peak RSS MB | declared mem_mb | declared / peak |", "|---|---|---|---|---|---|---|"]
     under, over, skipped, judged = [], [], set(), 0
     for rule in sorted(rows):

@@ -12,7 +12,7 @@ on the run's own tables:
 
 Prints time, peak RSS, the rows and jobs analysed, and the ratios (the growth from the run's size to the real one).
 
-    python bench/periodicity_scale.py RUN [--factor F]      # RUN: a finished default run's directory
+    python bench/periodicity_scale.py RUN [--factor F]      # RUN: a finished default run, results/<run>
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from pathlib import Path
 
 import polars as pl
 
+import finished_run
 from timing import reference_and_ours
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "workflow"))
@@ -53,10 +54,10 @@ print(time.perf_counter() - t, resource.getrusage(resource.RUSAGE_SELF).ru_maxrs
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("run", type=Path, help="a finished default run's directory (the one holding results/)")
+    ap.add_argument("run", type=Path, help="a finished default run: results/<run>, or a working directory holding one run")
     ap.add_argument("--factor", type=int, help="copies of D (default: to 240.9 alive per window)")
     args = ap.parse_args()
-    jobs_dir = next(args.run.glob("results/*/jobs"))
+    jobs_dir = finished_run.run_subdir(args.run, "jobs")
     dominant = pl.read_parquet(jobs_dir / "dominant_jobs.parquet")
     windows = pl.read_parquet(jobs_dir / "dominant_windows.parquet", columns=pe.WINDOW_COLUMNS)
     alive = windows.height / WINDOWS

@@ -91,6 +91,7 @@ def test_the_trace_defaults_to_the_one_the_logs_name_and_another_is_refused(tmp_
 
 
 def test_a_run_without_records_is_named(tmp_path):
+    (tmp_path / "nothing").mkdir()
     res = _bench(tmp_path / "nothing", tmp_path)
     assert res.returncode != 0 and f"{tmp_path / 'nothing'}: no map/task_usage" in res.stderr
 

@@ -1,0 +1,46 @@
+"""How the benches find a finished run: a run's directory (results/<run>) or a working directory holding one run;
+a path with none or with several is refused by name (bench/finished_run.py, bench/memory.py, bench/machine_totals.py)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from wfutil import REPO
+
+sys.path.insert(0, str(REPO / "bench"))
+import finished_run  # noqa: E402
+
+
+def _runs(tmp_path, *names):
+    for name in names:
+        (tmp_path / "results" / name / "jobs").mkdir(parents=True)
+    return tmp_path
+
+
+def test_a_run_directory_or_a_workdir_with_one_run(tmp_path):
+    wd = _runs(tmp_path, "a")
+    assert finished_run.run_subdir(wd / "results/a", "jobs") == wd / "results/a/jobs"
+    assert finished_run.run_subdir(wd, "jobs") == wd / "results/a/jobs"
+
+
+def test_several_runs_or_none_are_named(tmp_path):
+    wd = _runs(tmp_path, "a", "b")
+    with pytest.raises(SystemExit, match=r"matches 2 runs \(.*results/a, .*results/b\): name one"):
+        finished_run.run_subdir(wd, "jobs")
+    with pytest.raises(SystemExit, match=r"neither jobs/ nor results/\*/jobs/: not a finished run"):
+        finished_run.run_subdir(wd / "elsewhere", "jobs")
+
+
+@pytest.mark.parametrize("bench, args, message", [
+    ("periodicity_scale.py", [], "neither jobs/ nor results/*/jobs/: not a finished run"),
+    ("machine_totals.py", [], "no such directory (give a finished run's directory, results/<run>)"),
+    ("memory.py", [], "not a working directory with results/"),
+])
+def test_a_missing_run_is_a_clear_error_not_a_traceback(tmp_path, bench, args, message):
+    res = subprocess.run([sys.executable, str(REPO / "bench" / bench), str(tmp_path / "missing"), *args],
+                         capture_output=True, text=True)
+    assert res.returncode != 0
+    assert message in res.stderr and "Traceback" not in res.stderr
