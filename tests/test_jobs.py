@@ -133,10 +133,17 @@ def test_lifetimes_by_hand_and_pieces_combine_across_shards():
     shard2 = _job_events([(TRACE_START_US + 91 * MIN, 2, F), (TRACE_START_US + 5 * MIN, 3, S), (TRACE_START_US + 7 * MIN, 3, K)])
     pieces = pl.concat([jobs.map_job_events(shard1), jobs.map_job_events(shard2)])
     life = {r["job_id"]: r for r in jobs.job_lifetimes(pieces, n_windows).iter_rows(named=True)}
-    assert life[1]["duration_min"] == pytest.approx((end - TRACE_START_US) / MIN) and not life[1]["ended"]
-    assert life[2]["duration_min"] == pytest.approx(30.0) and life[2]["end_event"] == F
+    # the events read end at 91 min, in the window 90–95 min: job 1, still running, was seen for 95 min of 500
+    assert life[1]["duration_min"] == pytest.approx(95.0) and not life[1]["ended"] and life[1]["censored_early"]
+    assert life[2]["duration_min"] == pytest.approx(30.0) and life[2]["end_event"] == F and not life[2]["censored_early"]
     # never scheduled: from SUBMIT to KILL
     assert life[3]["duration_min"] == pytest.approx(2.0) and life[3]["end_event"] == K
+    # with an event in the trace's last window the events cover it: job 1 runs to the trace end, as the paper's 29 days
+    shard3 = _job_events([(end - 2 * MIN, 4, S)])
+    life = {r["job_id"]: r for r in jobs.job_lifetimes(pl.concat([pieces, jobs.map_job_events(shard3)]), n_windows)
+            .iter_rows(named=True)}
+    assert life[1]["duration_min"] == pytest.approx((end - TRACE_START_US) / MIN) and not life[1]["censored_early"]
+    assert life[4]["duration_min"] == pytest.approx(2.0) and not life[4]["censored_early"]
 
 
 def test_job_table_takes_the_priority_of_the_first_task_event():
@@ -186,6 +193,25 @@ def test_duration_table_by_hand():
     assert t["mean"]["gratis"] == pytest.approx(20.0) and t["std"]["gratis"] == pytest.approx(10.0)
     assert t["50%"]["gratis"] == pytest.approx(20.0) and t["25%"]["gratis"] == pytest.approx(15.0)
     assert t["std"]["production"] == 0.0
+    assert t["censored_early"]["gratis"] == 0 and t["events_end_min"]["gratis"] is None
+
+
+def test_duration_table_keeps_only_the_percentiles_that_early_censoring_leaves_unbiased():
+    """Job events that end 60 min into the trace: 2 of 10 gratis jobs still run, seen 60 min. Below the common
+    censoring time the observed and true distributions agree, so percentiles up to q < 1 − 0.2 stay (the median of
+    the 10 values is that of the 8 ended ones and two 60s); the 90th and the mean and std are empty, not biased.
+    All 3 production jobs still run: no statistic but the counts."""
+    end = TRACE_START_US + 60 * MIN
+    gratis = [5.0, 10, 15, 20, 25, 30, 35, 40, 60, 60]
+    dom = pl.DataFrame({"class": ["gratis"] * 10 + ["production"] * 3, "duration_min": gratis + [60.0] * 3,
+                        "end_us": [end] * 13, "censored_early": [False] * 8 + [True] * 5})
+    t = {r["statistic"]: r for r in jobs.duration_table(dom, ("gratis", "production")).iter_rows(named=True)}
+    assert t["censored_early"]["gratis"] == 2 and t["events_end_min"]["gratis"] == pytest.approx(60.0)
+    assert t["50%"]["gratis"] == pytest.approx(np.quantile(gratis, 0.5)) == pytest.approx(27.5)
+    assert t["75%"]["gratis"] == pytest.approx(np.quantile(gratis, 0.75))
+    assert t["90%"]["gratis"] is None and t["mean"]["gratis"] is None and t["std"]["gratis"] is None
+    assert t["n"]["production"] == 3 and t["censored_early"]["production"] == 3
+    assert all(t[s]["production"] is None for s in ("mean", "std", "25%", "50%", "99%"))
 
 
 # ----------------------------------------------------------------------------- Table 2 mixtures
@@ -388,3 +414,19 @@ def test_summary_rows_carry_items_units_counts_and_causes():
     # the cause follows the run: a share within tolerance names none
     again = {r["quantity"]: r for r in jobs.summary_rows(**_summary_inputs(share_jobs=0.06)).iter_rows(named=True)}
     assert again["Table 1: share of alive jobs (mean)"]["within"] and not again["Table 1: share of alive jobs (mean)"]["cause"]
+
+
+def test_summary_rows_say_when_the_job_events_end_early_instead_of_judging_censored_durations():
+    """A prefix of job_events (the shipped sample's 2 shards): the gratis median is kept (few still run), the
+    production one is empty with the reason, and whether production jobs run the whole trace cannot be known."""
+    inputs = _summary_inputs()
+    inputs["durations"] = pl.DataFrame({"statistic": ["50%", "n", "censored_early", "events_end_min"],
+                                        "gratis": [20.0, 100.0, 10.0, 170.0], "production": [None, 20.0, 18.0, 170.0],
+                                        "other": [30.0, 50.0, 0.0, None]})
+    rows = {r["quantity"]: r for r in jobs.summary_rows(**inputs).iter_rows(named=True)}
+    gratis, prod = rows["Table 3: median duration of gratis jobs (min)"], rows["Table 3: median duration of production jobs (min)"]
+    assert gratis["within"] and gratis["note"] == "100 jobs"
+    assert prod["within"] is None and prod["ours"] == ""
+    assert prod["note"] == "20 jobs; too little data: 18 still running when the job_events read end 2.8 h into the trace"
+    whole = rows["Table 3: production jobs running the whole trace"]
+    assert whole["within"] is None and whole["note"] == "too little data: the job_events read end 2.8 h into the trace"

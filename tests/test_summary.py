@@ -147,7 +147,7 @@ def test_differences_list_the_rows_outside_tolerance_with_their_cause():
     ])])
     text = summary.differences(t)
     assert text.splitlines() == [
-        "**The model's X is narrower (measured: Y).**",
+        "**C1. The model's X is narrower (measured: Y).**",
         "",
         "- S (Table 9): b: paper 1, ours 3 (tolerance ×1.5)",
         "",
@@ -157,6 +157,30 @@ def test_differences_list_the_rows_outside_tolerance_with_their_cause():
     ]
     readme = f"intro\n{summary.README_START}\nold list\n{summary.README_END}\nrest\n"
     assert summary.update_readme(readme, t) == f"intro\n{summary.README_START}\n{text}{summary.README_END}\nrest\n"
+
+
+def test_a_shared_cause_is_written_once_and_numbered_where_its_rows_point():
+    """Two rows outside with one long cause, one with another: the section's table names C1 / C2, the cause's text
+    is written once under "Outside tolerance", and a quantity that begins with its item does not repeat it."""
+    long_cause = "the model's tail is thin" + ", measured" * 20
+    t = summary.combine([summary.rows("S", [
+        ("Table 9: a", "1", 3.0, "n = 5", Compare(item="Table 9", cause=long_cause)),
+        ("Table 9: b", "1", 4.0, "", Compare(item="Table 9", cause=long_cause)),
+        ("c", "1", 5.0, "", Compare(item="§2", cause="another cause")),
+    ])])
+    page = summary.render([t])
+    assert page.lower().count("the model's tail is thin") == 1 and "**C1. The model's tail is thin" in page
+    assert "| Table 9: a | 1 | 3 | no (×1.5) | n = 5; cause C1 (under Outside tolerance) |" in page
+    assert "| c | 1 | 5 | no (×1.5) | cause C2 (under Outside tolerance) |" in page
+    assert "**C2. Another cause.**" in page
+    assert "- S: Table 9: b: paper 1, ours 4 (tolerance ×1.5)" in page and "- S (§2): c: paper 1" in page
+
+
+@pytest.mark.parametrize("value, shown", [(132982, "132,982"), (41760.0, "41,760"), (1902.0, "1902"), (424.43, "424.4"),
+                                          (0.00030071, "0.0003007"), (-12345.6, "-12,346"), (float("nan"), "nan"),
+                                          (True, "True"), ("text", "text")])
+def test_numbers_are_shown_to_4_digits_and_large_ones_whole_with_separators(value, shown):
+    assert summary._fmt(value) == shown
 
 
 def test_the_model_s_causes_are_kept_on_synthetic_runs_only():

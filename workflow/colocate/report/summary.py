@@ -38,8 +38,13 @@ COLUMNS = {
 
 
 def _fmt(value: object) -> str:
+    """4 significant digits; from 10,000 up, whole with thousands separators (132,982, not 1.33e+05)."""
     if value is None:
         return ""
+    if isinstance(value, bool):
+        return str(value)
+    if isinstance(value, int | float) and math.isfinite(value) and abs(value) >= 1e4:
+        return f"{value:,.0f}"
     if isinstance(value, float):
         if math.isnan(value):
             return "nan"
@@ -140,20 +145,29 @@ def differences(table: pl.DataFrame) -> str:
         return "No row is compared with a tolerance (a run on another trace is compared, not judged).\n"
     if not out.height:
         return "Every compared row is within its tolerance.\n"
-    causes = [c for c in out["cause"].unique(maintain_order=True).to_list() if c] + [""]
+    numbers = cause_numbers(table)
     lines = []
-    for cause in causes:
+    for cause in [*numbers, ""]:
         rows = out.filter(pl.col("cause") == cause)
         if not rows.height:
             continue
-        lines += [f"**{cause[0].upper() + cause[1:] if cause else 'Cause not measured yet'}.**" if not cause.endswith(".")
-                  else f"**{cause[0].upper() + cause[1:]}**", ""]
+        text = cause[0].upper() + cause[1:] if cause else "Cause not measured yet"
+        label = f"C{numbers[cause]}. " if cause else ""
+        lines += [f"**{label}{text}{'' if text.endswith('.') else '.'}**", ""]
         for r in rows.iter_rows(named=True):
-            item = f" ({r['item']})" if r["item"] else ""
+            # the item once: "(Table II): Table II % Reject XBAL" says it twice
+            item = f" ({r['item']})" if r["item"] and not r["quantity"].startswith(r["item"]) else ""
             lines.append(f"- {r['section']}{item}: {r['quantity']}: paper {r['paper']}, ours {r['ours']} "
                          f"(tolerance {r['tolerance']})")
         lines.append("")
     return "\n".join(lines)
+
+
+def cause_numbers(table: pl.DataFrame) -> dict[str, int]:
+    """C1, C2, …: each measured cause of a row outside its tolerance, numbered in the order of its first row, so a
+    section's table can point to it instead of repeating a cause that several rows share."""
+    out = table.filter(pl.col("within").eq(False)).with_columns(pl.col("cause").fill_null(""))
+    return {c: i for i, c in enumerate((c for c in out["cause"].unique(maintain_order=True).to_list() if c), start=1)}
 
 
 #: Markers of the README's generated list (see :func:`update_readme`).
@@ -197,10 +211,13 @@ def render(
             share = "" if r["share"] is None else f"{r['share']:.0%}"
             lines.append(f"| {_cell(r['section'])} | {r['compared']} | {r['within']} | {share} |")
         lines.append("")
+    numbers = cause_numbers(table)
     for (section,), frame in table.group_by("section", maintain_order=True):
         lines += [f"## {_cell(section)}", "", "| quantity | paper | ours | agrees | note |", "|---|---|---|---|---|"]
         for r in frame.iter_rows(named=True):
-            note = "; ".join(x for x in (r["note"], r["cause"] and f"cause: {r['cause']}") if x)
+            cause = r["cause"] and (f"cause C{numbers[r['cause']]} (under Outside tolerance)" if r["cause"] in numbers
+                                    else f"cause: {r['cause']}")
+            note = "; ".join(x for x in (r["note"], cause) if x)
             cells = (r["quantity"], r["paper"], r["ours"], _agrees(r), note)
             lines.append("| " + " | ".join(_cell(c or "") for c in cells) + " |")
         lines.append("")
