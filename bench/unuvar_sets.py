@@ -17,13 +17,16 @@ Readings the pipeline does not take, to measure what they would change (issue 13
   (Beaumont §5.2: synchronised, 5 high days and 2 low; Table 4's mean weekly ratio 0.148 is the fundamental of a
   drop of about 0.3), on top of the weekly pattern the production jobs already carry (the printed "low days /
   other days").
+* ``--clip-quantile Q`` and ``--smooth K``, two what-ifs on where the peak that sets the 90% normalisation comes
+  from: each task's records capped at its own Q-quantile (bounded task peaks), or the set's total averaged over K
+  windows (less 5-minute noise at the set's level).
 * ``--tasks all``: the sets drawn from every task of the trace (the map's records), not only the long ones (≥ 2 h).
   §IV-F offers the controller "30,000 task arrivals randomly selected … 154 tasks on average running": a mean life of
   154 × 29 days / 30,000 = 3.6 h, about the real trace's mean over all its tasks (133 k running at its start, task_events
   part 0, over some 25 M tasks in 29 days, Reiss et al. 2012: 3.7 h), so the paper's sets may hold short tasks too.
 
     python bench/unuvar_sets.py results/synthetic-default [--sets 30] [--job-cap N] [--observation file]
-                                [--weekend-drop 0.3] [--tasks all]
+                                [--weekend-drop 0.3] [--tasks all] [--clip-quantile 0.9] [--smooth 36]
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import polars as pl
 from scipy import stats
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "workflow"))
@@ -74,6 +78,21 @@ def set_total(parts, drawn, column: str, lo: int, hi: int) -> np.ndarray:
     return aggregate.set_aggregate(parts, drawn, column, lo, hi, hi - lo + 1)["usage"].to_numpy()
 
 
+def clipped_total(parts, drawn, column: str, lo: int, hi: int, quantile: float) -> np.ndarray:
+    """The set's total with each task's records capped at the task's own ``quantile`` (a what-if: tasks whose peaks are
+    bounded, as by a limit), in every window lo..hi."""
+    rec = aggregate.set_series(parts, drawn, column)
+    cap = rec.group_by("job_id", "task_index").agg(pl.col("usage").quantile(quantile, "linear").alias("cap"))
+    rec = rec.join(cap, on=["job_id", "task_index"]).sort("job_id", "task_index", "window")
+    usage = np.minimum(rec["usage"].to_numpy(), rec["cap"].to_numpy())
+    return np.bincount(rec["window"].to_numpy() - lo, weights=usage, minlength=hi - lo + 1)
+
+
+def smoothed(total: np.ndarray, windows: int) -> np.ndarray:
+    """The centred moving average of the total over ``windows`` 5-minute windows (1: the total itself)."""
+    return total if windows <= 1 else np.convolve(total, np.ones(windows) / windows, mode="same")
+
+
 def observe(total: np.ndarray, observations: int, reading: str) -> tuple[np.ndarray, np.ndarray]:
     """``observations`` values of the total: evenly spaced windows (``set_aggregate``'s), or the mean over each 1/n;
     and the (first) window of each, counted from the total's first."""
@@ -93,6 +112,9 @@ def main() -> None:
     ap.add_argument("--column", default="avg")
     ap.add_argument("--observation", choices=("window", "file"), default="window",
                     help="one 5-minute window every 1/500 of the span (the pipeline's), or the mean over each 1/500")
+    ap.add_argument("--clip-quantile", type=float, default=1.0,
+                    help="cap each task's records at its own quantile before summing (1: no cap)")
+    ap.add_argument("--smooth", type=int, default=1, help="moving average of the set's total over this many windows")
     ap.add_argument("--tasks", choices=("long", "all"), default="long",
                     help="draw the sets from the long tasks (the pipeline's) or from every task (§IV-F's 30,000 arrivals)")
     ap.add_argument("--weekend-drop", type=float, default=0.0, help="lower the total by this share on the low days")
@@ -101,6 +123,8 @@ def main() -> None:
     args = ap.parse_args()
     if not 0 <= args.weekend_drop < 1:
         sys.exit(f"--weekend-drop must be in [0, 1), got {args.weekend_drop}")
+    if not 0 < args.clip_quantile <= 1 or args.smooth < 1:
+        sys.exit(f"--clip-quantile must be in (0, 1] and --smooth ≥ 1, got {args.clip_quantile} and {args.smooth}")
     if args.tasks == "long":
         parts, records, lo, hi = finished_run.long_task_series(args.workdir, "results/*/reduce/bucket-*/series.parquet")
     else:  # every task's map records; their 5-minute mean CPU rate is the reduce's avg before its fixes
@@ -108,7 +132,8 @@ def main() -> None:
                                                                {"cpu_rate": "avg"})
     kind = "long tasks" if args.tasks == "long" else "tasks"
     print(f"{records.height:,} {kind} of {records['job_id'].n_unique():,} jobs over windows {lo}..{hi}; {args.sets} sets per size; "
-          f"observation {args.observation}, weekend drop {args.weekend_drop:g}")
+          f"observation {args.observation}, weekend drop {args.weekend_drop:g}, "
+          f"tasks clipped at their {args.clip_quantile:g}-quantile, total smoothed over {args.smooth} window(s)")
     sizes, skipped, running = aggregate.feasible_sizes(records, lo, hi, list(PAPER))
     if skipped:  # too little data: the sizes the long tasks cannot reach on average are said, not drawn
         print(f"sizes {', '.join(map(str, skipped))} skipped: the {kind} run {running:.1f} at a time on average")
@@ -119,7 +144,9 @@ def main() -> None:
         rows = []
         for seed in range(args.sets):
             drawn, cap = aggregate.draw_trace_set(records, n, hi - lo + 1, np.random.default_rng(seed), args.job_cap)
-            values, at = observe(set_total(parts, drawn, args.column, lo, hi) * factor, args.observations, args.observation)
+            total = (set_total(parts, drawn, args.column, lo, hi) if args.clip_quantile >= 1
+                     else clipped_total(parts, drawn, args.column, lo, hi, args.clip_quantile))
+            values, at = observe(smoothed(total * factor, args.smooth), args.observations, args.observation)
             st = statistics(aggregate.normalise_to_peak(values), (lo + at) * WINDOW_US // DAY_US, args.weekend_days)
             rows.append([*st[:-1], float(drawn.height), st[-1]])
         r = np.array(rows)

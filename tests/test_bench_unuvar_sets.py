@@ -80,3 +80,26 @@ def test_a_directory_without_a_run_is_named(tmp_path):
     res = _bench(tmp_path, "--tasks", "all")
     assert res.returncode != 0
     assert f"{tmp_path}: no results/*/map/task_usage/*/records.parquet" in res.stderr
+
+
+def test_the_what_ifs_clip_each_task_at_its_own_quantile_and_smooth_the_total():
+    sys.path.insert(0, str(REPO / "bench"))
+    import unuvar_sets
+
+    w = np.arange(4)
+    series = pl.DataFrame({"job_id": [1] * 4 + [2] * 4, "task_index": [0] * 8,
+                           "start_time": np.tile(TRACE_START_US + w * WINDOW_US, 2),
+                           "avg": [1.0, 2.0, 3.0, 4.0] + [10.0] * 4})
+    drawn = pl.DataFrame({"job_id": [1, 2], "task_index": [0, 0]})
+    # task 1's median is 2.5: its 3 and 4 are capped there; task 2 is constant
+    got = unuvar_sets.clipped_total([series.lazy()], drawn, "avg", 0, 3, 0.5)
+    assert got.tolist() == [11.0, 12.0, 12.5, 12.5]
+    assert unuvar_sets.clipped_total([series.lazy()], drawn, "avg", 0, 3, 1.0).tolist() == [11.0, 12.0, 13.0, 14.0]
+    assert unuvar_sets.smoothed(np.array([0.0, 3, 0, 3, 0]), 3).tolist() == [1.0, 1.0, 2.0, 1.0, 1.0]
+    assert unuvar_sets.smoothed(np.array([0.0, 3]), 1).tolist() == [0.0, 3.0]
+
+
+def test_what_if_arguments_out_of_range_are_refused_by_name(tmp_path):
+    _fake_run(tmp_path)
+    res = _bench(tmp_path, "--clip-quantile", 0)
+    assert res.returncode != 0 and "--clip-quantile must be in (0, 1]" in res.stderr

@@ -139,6 +139,22 @@ def test_counts_summary_hand_computed():
     assert {row["item"] for row in r.values()} == {"§3.1", "§3.5"}
 
 
+def test_no_long_task_leaves_the_preprocessing_shares_shown_but_not_judged():
+    """5 minutes of task_usage (the shipped sample): 72% of tasks all-zero in one record is not the paper's 1.2%
+    over 29 days, so the share rows are not judged and say why; with a long task they are judged."""
+    counts = pl.DataFrame({"quantity": ["tasks_with_usage", "no_task_events", "failing_dropped", "all_zero_dropped",
+                                        "avg_above_one_replaced", "long", "short"], "count": [1000, 0, 0, 720, 0, 0, 280]})
+    r = {row["quantity"]: row for row in mapreduce.counts_summary(counts).iter_rows(named=True)}
+    zero = r["all-zero tasks dropped (share of tasks)"]
+    assert zero["ours"] == "72%" and zero["within"] is None
+    assert zero["note"] == "too little data: no task has 2 h of task_usage records; not judged"
+    assert r["tasks shorter than 2 h (share)"]["within"] is None
+    assert r["failing tasks dropped (share of tasks)"]["note"] == "any EVICT, FAIL, KILL or LOST"  # never judged: as it was
+    judged = mapreduce.counts_summary(counts.with_columns(pl.when(pl.col("quantity") == "long").then(1)
+                                                          .otherwise("count").alias("count")))
+    assert judged.filter(pl.col("quantity") == "all-zero tasks dropped (share of tasks)")["within"].item() is False
+
+
 def test_differences_list_the_rows_outside_tolerance_with_their_cause():
     t = summary.combine([summary.rows("S", [
         ("a", "1", 1.1),

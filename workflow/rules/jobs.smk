@@ -215,6 +215,7 @@ rule jobs_summary:
         dispersion=f"{RESULTS}/jobs/task_count_dispersion.parquet",
         thresholds=f"{RESULTS}/jobs/balance_thresholds.parquet",
         table3=lambda wc: f"{RESULTS}/tables/beaumont_table3_durations.csv" if shard_stems("job_events") else [],
+        windows=f"{RESULTS}/jobs/window_totals.parquet",
     output:
         f"{RESULTS}/summary/beaumont_jobs.csv",
     params:

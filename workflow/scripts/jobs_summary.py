@@ -21,6 +21,7 @@ def main(inputs, outputs, params, log):
         durations=pl.read_csv(i.table3) if i.table3 else None,
         whole_trace_production=production["runs_whole_trace"].mean() if production.height else None,
         size_scale=params.size_scale,
+        usage_windows=pl.scan_parquet(i.windows).select(pl.col("window").max() - pl.col("window").min() + 1).collect().item(),
     )
     rows.write_csv(outputs[0])
     log.info("summary:\n%s", rows)

@@ -82,6 +82,25 @@ def rows(section: str, items: Iterable[Sequence[object]]) -> pl.DataFrame:
     return pl.DataFrame(out, schema=COLUMNS)
 
 
+def too_little_data(frame: pl.DataFrame, reason: str, rows: pl.Expr | None = None) -> pl.DataFrame:
+    """Rows whose data span too little of the trace to stand beside the paper's: shown, not judged.
+
+    Too little data is not bad input: the value is still shown, but ``within`` and the tolerance are cleared for
+    the compared rows (those ``rows`` selects, all by default) and the note says why, e.g. a statistic the paper
+    takes over 29 days measured on 5 minutes of task_usage.
+    """
+    said = f"too little data: {reason}; not judged"
+    hit = pl.col("within").is_not_null() & (pl.lit(True) if rows is None else rows)
+    return frame.with_columns(
+        pl.when(hit).then(None).otherwise("within").alias("within"),
+        pl.when(hit).then(None).otherwise("tolerance").alias("tolerance"),
+        pl.when(hit).then(None).otherwise("tolerance_reason").alias("tolerance_reason"),
+        pl.when(hit).then(pl.lit("")).otherwise("cause").alias("cause"),
+        pl.when(hit & (pl.col("note") != "")).then(pl.col("note") + "; " + said)
+        .when(hit).then(pl.lit(said)).otherwise("note").alias("note"),
+    ).select(list(COLUMNS)).cast(COLUMNS)
+
+
 def another_trace(frame: pl.DataFrame, trace: str) -> pl.DataFrame:
     """Rows measured on another trace than the paper's: shown beside the paper's value, not judged.
 
