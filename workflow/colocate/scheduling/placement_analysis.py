@@ -358,10 +358,11 @@ def summary_rows(
         r = ci.get((policy, metric))
         if r is None:
             return ""
-        note = f"mean of {r['n']} replicates, 95% CI [{r['ci_low']:.3g}, {r['ci_high']:.3g}]"
+        u = "%" if metric == "reject_pct" else ""  # in the row's unit, as its value is shown
+        note = f"mean of {r['n']} replicates, 95% CI [{r['ci_low']:.3g}{u}, {r['ci_high']:.3g}{u}]"
         if r.get("min") is not None and r.get("max") is not None:
-            note += f", runs {r['min']:.3g}–{r['max']:.3g}"
-        return note + (f"; replicate 0: {first:.3g}" if first is not None else "")
+            note += f", runs {r['min']:.3g}–{r['max']:.3g}{u}"
+        return note + (f"; replicate 0: {first:.3g}{u}" if first is not None else "")
 
     policies = [c for c in table2.columns if c not in ("measure", "resource")]
     for policy in [c for c in table2.columns if c not in ("measure", "resource")]:
