@@ -89,8 +89,12 @@ def clipped_total(parts, drawn, column: str, lo: int, hi: int, quantile: float) 
 
 
 def smoothed(total: np.ndarray, windows: int) -> np.ndarray:
-    """The centred moving average of the total over ``windows`` 5-minute windows (1: the total itself)."""
-    return total if windows <= 1 else np.convolve(total, np.ones(windows) / windows, mode="same")
+    """The centred moving average of the total over ``windows`` 5-minute windows (1: the total itself); at the ends,
+    over the windows there are."""
+    if windows <= 1:
+        return total
+    kernel = np.ones(windows)
+    return np.convolve(total, kernel, mode="same") / np.convolve(np.ones(total.size), kernel, mode="same")
 
 
 def observe(total: np.ndarray, observations: int, reading: str) -> tuple[np.ndarray, np.ndarray]:

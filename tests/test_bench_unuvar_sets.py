@@ -95,7 +95,7 @@ def test_the_what_ifs_clip_each_task_at_its_own_quantile_and_smooth_the_total():
     got = unuvar_sets.clipped_total([series.lazy()], drawn, "avg", 0, 3, 0.5)
     assert got.tolist() == [11.0, 12.0, 12.5, 12.5]
     assert unuvar_sets.clipped_total([series.lazy()], drawn, "avg", 0, 3, 1.0).tolist() == [11.0, 12.0, 13.0, 14.0]
-    assert unuvar_sets.smoothed(np.array([0.0, 3, 0, 3, 0]), 3).tolist() == [1.0, 1.0, 2.0, 1.0, 1.0]
+    assert unuvar_sets.smoothed(np.array([0.0, 3, 0, 3, 0]), 3).tolist() == [1.5, 1.0, 2.0, 1.0, 1.5]  # ends: 2 windows
     assert unuvar_sets.smoothed(np.array([0.0, 3]), 1).tolist() == [0.0, 3.0]
 
 

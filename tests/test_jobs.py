@@ -133,17 +133,16 @@ def test_lifetimes_by_hand_and_pieces_combine_across_shards():
     shard2 = _job_events([(TRACE_START_US + 91 * MIN, 2, F), (TRACE_START_US + 5 * MIN, 3, S), (TRACE_START_US + 7 * MIN, 3, K)])
     pieces = pl.concat([jobs.map_job_events(shard1), jobs.map_job_events(shard2)])
     life = {r["job_id"]: r for r in jobs.job_lifetimes(pieces, n_windows).iter_rows(named=True)}
-    # the events read end at 91 min, in the window 90–95 min: job 1, still running, was seen for 95 min of 500
-    assert life[1]["duration_min"] == pytest.approx(95.0) and not life[1]["ended"] and life[1]["censored_early"]
+    # the whole table: job 1 runs to the trace end, as the paper's 29 days, however early the last event
+    assert life[1]["duration_min"] == pytest.approx((end - TRACE_START_US) / MIN) and not life[1]["ended"]
+    assert not life[1]["censored_early"]
     assert life[2]["duration_min"] == pytest.approx(30.0) and life[2]["end_event"] == F and not life[2]["censored_early"]
     # never scheduled: from SUBMIT to KILL
     assert life[3]["duration_min"] == pytest.approx(2.0) and life[3]["end_event"] == K
-    # with an event in the trace's last window the events cover it: job 1 runs to the trace end, as the paper's 29 days
-    shard3 = _job_events([(end - 2 * MIN, 4, S)])
-    life = {r["job_id"]: r for r in jobs.job_lifetimes(pl.concat([pieces, jobs.map_job_events(shard3)]), n_windows)
-            .iter_rows(named=True)}
-    assert life[1]["duration_min"] == pytest.approx((end - TRACE_START_US) / MIN) and not life[1]["censored_early"]
-    assert life[4]["duration_min"] == pytest.approx(2.0) and not life[4]["censored_early"]
+    # a part of the table's shards: its events end at 91 min, in the window 90–95 min, so job 1 was seen 95 min
+    life = {r["job_id"]: r for r in jobs.job_lifetimes(pieces, n_windows, whole_table=False).iter_rows(named=True)}
+    assert life[1]["duration_min"] == pytest.approx(95.0) and not life[1]["ended"] and life[1]["censored_early"]
+    assert life[2]["duration_min"] == pytest.approx(30.0) and not life[2]["censored_early"]
 
 
 def test_job_table_takes_the_priority_of_the_first_task_event():
@@ -197,9 +196,9 @@ def test_duration_table_by_hand():
 
 
 def test_duration_table_keeps_only_the_percentiles_that_early_censoring_leaves_unbiased():
-    """Job events that end 60 min into the trace: 2 of 10 gratis jobs still run, seen 60 min. Below the common
-    censoring time the observed and true distributions agree, so percentiles up to q < 1 − 0.2 stay (the median of
-    the 10 values is that of the 8 ended ones and two 60s); the 90th and the mean and std are empty, not biased.
+    """Job events that end 60 min into the trace: 2 of 10 gratis jobs still run, seen 60 min. The percentiles whose
+    interpolation reads only the 8 ended durations, all below 60, are the true ones (the 50th reads the 5th and 6th
+    values, the 75th the 7th and 8th); the 90th reads a censored one and is empty, as are the mean and std.
     All 3 production jobs still run: no statistic but the counts."""
     end = TRACE_START_US + 60 * MIN
     gratis = [5.0, 10, 15, 20, 25, 30, 35, 40, 60, 60]
@@ -212,6 +211,23 @@ def test_duration_table_keeps_only_the_percentiles_that_early_censoring_leaves_u
     assert t["90%"]["gratis"] is None and t["mean"]["gratis"] is None and t["std"]["gratis"] is None
     assert t["n"]["production"] == 3 and t["censored_early"]["production"] == 3
     assert all(t[s]["production"] is None for s in ("mean", "std", "25%", "50%", "99%"))
+
+
+@pytest.mark.parametrize("ended, censored, kept", [
+    ([1.0, 2, 3], [60.0] * 7, []),  # the 25th interpolates towards the 4th value, a censored one: none kept
+    (list(range(10, 200, 10)), [100.0], ["25%"]),  # 1 of 20 censored at 100: the 50th would read the 10th value, 100
+    ([100.0, 110, 120, 130, 140, 150, 160, 170], [2.0, 3.0], []),  # censored late starters at 2–3 min bound all
+])
+def test_a_percentile_is_kept_only_where_it_reads_ended_durations_below_every_censored_one(ended, censored, kept):
+    dom = pl.DataFrame({"class": ["gratis"] * (len(ended) + len(censored)), "duration_min": [float(x) for x in ended + censored],
+                        "end_us": [TRACE_START_US + 60 * MIN] * (len(ended) + len(censored)),
+                        "censored_early": [False] * len(ended) + [True] * len(censored)})
+    t = {r["statistic"]: r["gratis"] for r in jobs.duration_table(dom, ("gratis",)).iter_rows(named=True)}
+    assert [s for s in ("25%", "50%", "75%", "90%", "95%", "99%") if t[s] is not None] == kept
+    values = np.array(ended + censored, dtype=float)
+    for s in kept:
+        assert t[s] == pytest.approx(np.quantile(values, int(s[:-1]) / 100))
+        assert t[s] < min(censored)
 
 
 # ----------------------------------------------------------------------------- Table 2 mixtures
@@ -417,19 +433,20 @@ def test_summary_rows_carry_items_units_counts_and_causes():
 
 
 def test_summary_rows_say_when_the_job_events_end_early_instead_of_judging_censored_durations():
-    """A prefix of job_events (the shipped sample's 2 shards): the gratis median is kept (few still run), the
-    production one is empty with the reason, and whether production jobs run the whole trace cannot be known."""
+    """A part of job_events (the shipped sample's 2 shards): the gratis median is kept (it reads ended jobs only),
+    the production one is empty with the reason."""
     inputs = _summary_inputs()
     inputs["durations"] = pl.DataFrame({"statistic": ["50%", "n", "censored_early", "events_end_min"],
                                         "gratis": [20.0, 100.0, 10.0, 170.0], "production": [None, 20.0, 18.0, 170.0],
                                         "other": [30.0, 50.0, 0.0, None]})
     rows = {r["quantity"]: r for r in jobs.summary_rows(**inputs).iter_rows(named=True)}
     gratis, prod = rows["Table 3: median duration of gratis jobs (min)"], rows["Table 3: median duration of production jobs (min)"]
-    assert gratis["within"] and gratis["note"] == "100 jobs"
-    assert prod["within"] is None and prod["ours"] == ""
-    assert prod["note"] == "20 jobs; too little data: 18 still running when the job_events read end 2.8 h into the trace"
-    whole = rows["Table 3: production jobs running the whole trace"]
-    assert whole["within"] is None and whole["note"] == "too little data: the job_events read end 2.8 h into the trace"
+    assert gratis["within"] and gratis["note"] == "100 jobs, 10 still running"
+    assert prod["within"] is None and prod["ours"] == "" and prod["tolerance"] is None
+    assert prod["note"] == ("20 jobs, 18 still running; too little data: the job_events read end 2.8 h into the trace; "
+                            "not judged")
+    # whether a job runs the whole trace comes from task_usage, not job_events: judged as before
+    assert rows["Table 3: production jobs running the whole trace"]["within"] is True
 
 
 def test_rows_fed_by_less_than_a_day_of_task_usage_are_shown_not_judged():
@@ -442,5 +459,6 @@ def test_rows_fed_by_less_than_a_day_of_task_usage_are_shown_not_judged():
     assert "too little data: task_usage spans 1 window" in short["|D|, share of all jobs"]["note"]
     assert short["|D|, share of all jobs"]["note"].startswith("of 1,000 jobs; ")
     assert short["Table 3: median duration of production jobs (min)"]["within"] is False  # job_events: judged
+    assert short["Table 3: production jobs running the whole trace"]["within"] is None  # task_usage: not judged
     day = {r["quantity"]: r for r in jobs.summary_rows(**_summary_inputs(), usage_windows=288).iter_rows(named=True)}
     assert day["Table 1: share of alive jobs (mean)"]["within"] is False

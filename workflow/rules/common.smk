@@ -238,6 +238,12 @@ def shard_stems(table):
     return [s for s in found if int(s.split("-")[1]) in set(sel)]
 
 
+def whole_table_read(table):
+    """Whether this run reads every shard of ``table`` (part-NNNNN-of-MMMMM: all M of them)."""
+    stems = shard_stems(table)
+    return bool(stems) and len(stems) == int(stems[0].rsplit("-", 1)[1])
+
+
 def trace_file(table, stem):
     if SOURCE == "azure-sample":
         return str(AZURE_SAMPLE_ROOT / AZURE_SAMPLE_FILES[table][stem])

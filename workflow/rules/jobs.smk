@@ -58,6 +58,8 @@ rule job_table:
         f"{RESULTS}/jobs/jobs.parquet",
     params:
         n_windows=N_WINDOWS,
+        # every job_events shard read (else a job still running at the last event read was seen only that long)
+        whole_job_events=whole_table_read("job_events"),
         code=code_digest("analysis.jobs", "trace", "io"),
     log:
         f"{RESULTS}/logs/jobs/job_table.log",

@@ -10,7 +10,7 @@ def main(inputs, outputs, params, log):
     # scanned, not concatenated: the streaming engine aggregates every shard's pieces by job
     table = jobs.job_table(pl.scan_parquet(list(inputs.task_pieces)).select(cols))
     if inputs.job_pieces:
-        lifetimes = jobs.job_lifetimes(pl.scan_parquet(list(inputs.job_pieces)), params.n_windows)
+        lifetimes = jobs.job_lifetimes(pl.scan_parquet(list(inputs.job_pieces)), params.n_windows, params.whole_job_events)
         table = table.join(lifetimes, on="job_id", how="left")
     io.write_parquet(table, outputs[0])
     log.info("%d jobs; by class:\n%s", table.height, table.group_by("class").len().sort("class"))

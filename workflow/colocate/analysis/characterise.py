@@ -70,6 +70,11 @@ WINDOW_KS_SCHEMA = {"task": pl.Int64, "n_windows": pl.Int64, "window_1": pl.Int6
                     "statistic": pl.Float64, "pvalue": pl.Float64}
 
 
+def _count(n: float | None) -> str:
+    """A count in a note, with thousands separators (7,024)."""
+    return "?" if n is None else f"{int(n):,}"
+
+
 def stream(seed: int, name: str) -> np.random.Generator:
     """An independent generator for the analysis ``name``, derived from ``seed`` (same seed, same draws)."""
     return np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(zlib.crc32(name.encode()),)))
@@ -753,19 +758,19 @@ def janus_summary(
     for k in (ks[0], next((k for k in ks if k >= 15), ks[-1]), ks[-1]):
         r = fig1.filter(pl.col("k") == k).row(0, named=True)
         out.append((f"Fig 1: IQR of relative difference, k = {k}", None, r["iqr"],
-                    f"median {r['median']:.3g}, {int(r['n']):,} tasks; paper: IQR symmetric around 0 from k ≈ 15, shrinking with k",
+                    f"median {r['median']:.3g}, {_count(r['n'])} tasks; paper: IQR symmetric around 0 from k ≈ 15, shrinking with k",
                     Compare(item="Fig 1")))
     out += variability_rows(fig2, lines)
     for r in s34.iter_rows(named=True):
-        clustered = f" of {int(r['jobs']):,} jobs (clustered by job)" if r.get("jobs") is not None else ""
+        clustered = f" of {_count(r['jobs'])} jobs (clustered by job)" if r.get("jobs") is not None else ""
         # ours is a share of a few thousand tasks whose jobs make them alike: its 95% CI is the noise; the
         # paper's "roughly 30%" is rounded to tens, so it stands for 25–35%
         half = 100 * (r["ci_hi"] - r["ci_lo"]) / 2
         spec = Compare(item="§3.4", unit="%", tolerance=absolute(
-            half + 5, f"half-width of our share's 95% CI ({int(r['n_tasks']):,} tasks{clustered}) plus 5 points: the "
+            half + 5, f"half-width of our share's 95% CI ({_count(r['n_tasks'])} tasks{clustered}) plus 5 points: the "
                       "paper's 'roughly 30%' is rounded to tens"))
         out.append((f"§3.4: K-S rejects time invariance, Δ = {r['delta']}", "≈ 30%", f"{r['share']:.1%}",
-                    f"95% CI [{r['ci_lo']:.1%}, {r['ci_hi']:.1%}], {int(r['n_tasks']):,} tasks{clustered}", spec))
+                    f"95% CI [{r['ci_lo']:.1%}, {r['ci_hi']:.1%}], {_count(r['n_tasks'])} tasks{clustered}", spec))
     out += cluster_rows(shares)
     out += total_usage_rows(table1, fig6, n_realizations, draw_causes=TABLE1_DRAW_CAUSES)
     return out
@@ -792,7 +797,7 @@ def total_usage_rows(table1: pl.DataFrame, fig6: pl.DataFrame, n_realizations: i
             spec = Compare(item="Table 1", cause=r_cause)
         elif not r_cause:
             spec = cause_if_outside(ad, r["ad_rejection"], spec, (draw_causes or {}).get(int(r["N"]), ""))
-        out.append((f"Table 1: A-D rejection rate, N = {r['N']}", ad, r["ad_rejection"], f"{int(r['samples']):,} samples{with_r}", spec))
+        out.append((f"Table 1: A-D rejection rate, N = {r['N']}", ad, r["ad_rejection"], f"{_count(r['samples'])} samples{with_r}", spec))
         out.append((f"Table 1: mean total μ̄_j, N = {r['N']}", mu, r["mean_total"], total_note, Compare(item="Table 1")))
     for r in fig6.filter(pl.col("N").is_in([fig6["N"].min(), fig6["N"].max()])).iter_rows(named=True):
         out.append((f"Fig 6: median (F⁻¹(k) − P_k)/P_k, N = {r['N']}, k = {r['percentile']:g}", None, r["median"],
@@ -816,7 +821,7 @@ def variability_rows(fig2: pl.DataFrame, lines: pl.DataFrame) -> list[tuple]:
     for r in lines.iter_rows(named=True):
         pi, ps = PAPER_STD_LINES[r["kind"]]
         out.append((f"Fig 3: {r['kind']} std-vs-mean slope", ps, r["slope"],
-                    f"95% CI [{r['slope_lo']:.3f}, {r['slope_hi']:.3f}], OLS over {int(r['n_tasks']):,} tasks", Compare(item="Fig 3")))
+                    f"95% CI [{r['slope_lo']:.3f}, {r['slope_hi']:.3f}], OLS over {_count(r['n_tasks'])} tasks", Compare(item="Fig 3")))
         out.append((f"Fig 3: {r['kind']} std-vs-mean intercept", pi, r["intercept"],
                     f"95% CI [{r['intercept_lo']:.4f}, {r['intercept_hi']:.4f}]", Compare(item="Fig 3")))
     return out

@@ -23,6 +23,7 @@ pieces, never on raw records, so the full trace's 8352 windows fit in memory.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import replace
 
@@ -110,24 +111,26 @@ def job_table(task_pieces: pl.DataFrame | pl.LazyFrame) -> pl.DataFrame:
     )
 
 
-def job_lifetimes(job_pieces: pl.DataFrame | pl.LazyFrame, n_windows: int) -> pl.DataFrame:
+def job_lifetimes(job_pieces: pl.DataFrame | pl.LazyFrame, n_windows: int, whole_table: bool = True) -> pl.DataFrame:
     """Start, end and duration of each job from its job_events (Beaumont §5.1).
 
     Start: the first SCHEDULE (else SUBMIT), clipped to the trace start (events
     at time 0 happened before the trace); end: the last terminal event, or, for
     jobs still running, the end of what the job_events read cover (``ended`` is
-    False: their duration is censored, as the paper's "29 days"). The events read
-    cover up to the 5-minute window of their last event: the whole trace on a
-    whole table, less on a prefix of its shards (the shipped sample's 2 of 500
-    cover 2.8 h), where a job still running is ``censored_early``: it was only
+    False: their duration is censored, as the paper's "29 days"). A
+    ``whole_table`` (every shard) covers the trace; a part of its shards (the
+    shipped sample's 2 of 500) covers up to the 5-minute window of its last
+    event (2.8 h), where a job still running is ``censored_early``: it was only
     seen that long. ``duration_min`` is in minutes.
     """
     trace_end = TRACE_START_US + n_windows * WINDOW_US
     jobs = combine_job_pieces(job_pieces)
-    last = jobs.select(pl.max_horizontal(pl.col("submit_us").max(), pl.col("schedule_us").max(),
-                                         pl.col("end_us").max())).item()
-    covered = max((last or 0) - TRACE_START_US, 0) // WINDOW_US + 1  # windows up to the last event's
-    observed_end = min(trace_end, TRACE_START_US + covered * WINDOW_US)
+    observed_end = trace_end
+    if not whole_table:
+        last = jobs.select(pl.max_horizontal(pl.col("submit_us").max(), pl.col("schedule_us").max(),
+                                             pl.col("end_us").max())).item()
+        covered = max((last or 0) - TRACE_START_US, 0) // WINDOW_US + 1  # windows up to the last event's
+        observed_end = min(trace_end, TRACE_START_US + covered * WINDOW_US)
     start = pl.coalesce("schedule_us", "submit_us").clip(TRACE_START_US, trace_end)
     end = pl.col("end_us").fill_null(observed_end).clip(TRACE_START_US, trace_end)
     return jobs.with_columns(
@@ -489,11 +492,12 @@ def duration_table(dominant: pl.DataFrame, classes: tuple[str, ...] = ("gratis",
 
     Where the job_events read end before the trace does (``censored_early``
     jobs, counted in that row; ``events_end_min`` says when, in minutes since
-    the trace start), a duration is only known to exceed the time seen: the
-    q-th percentile is kept only while fewer than 1 − q of the class's jobs
-    are censored (below the common censoring time the observed and the true
-    distributions agree), and the mean and std only without such jobs. Too
-    little data: the statistic is empty, not biased.
+    the trace start), a duration is only known to exceed the time seen, which
+    differs by job (each is censored at the end less its own start). The q-th
+    percentile is kept only where every duration its interpolation reads is an
+    ended job's, below the shortest censored one (then the true percentile is
+    the same); the mean and std only without such jobs. Too little data: the
+    statistic is empty, not biased.
     """
     rows = []
     stats = ("n", "mean", "std", *(f"{int(q * 100)}%" for q in _DURATION_QUANTILES), "jobs_without_events",
@@ -521,7 +525,9 @@ def duration_table(dominant: pl.DataFrame, classes: tuple[str, ...] = ("gratis",
                 row[cls] = (float(d.std(ddof=1)) if d.size > 1 else 0.0) if not early.any() else None
             else:
                 q = int(stat[:-1]) / 100
-                row[cls] = float(np.quantile(d, q)) if early.mean() < 1 - q else None
+                # ended durations below the shortest censored one: their order statistics are the true ones
+                known = int((d < d[early].min()).sum()) if early.any() else d.size
+                row[cls] = float(np.quantile(d, q)) if math.ceil(q * (d.size - 1)) < known else None
         rows.append(row)
     return pl.DataFrame(rows, schema={"statistic": pl.String, **{c: pl.Float64 for c in classes}})
 
@@ -639,23 +645,29 @@ def summary_rows(
         items.append((f"Fig 5: {cls} jobs with 80% of task-CPU interdecile ratios below 2", paper,
                       share_below(sub, 2.0, inclusive=False), f"{sub.drop_nulls().len()} jobs", Compare(item="Fig 5", **pct)))
     d = {r["statistic"]: r for r in durations.iter_rows(named=True)} if durations is not None else {}
-    # job_events that end before the trace (a prefix of its shards): durations censored early, said, not judged
+    # job_events that end before the trace (a part of its shards): a median censored there is said, not judged
     events_end = next((v for v in d.get("events_end_min", {}).values() if isinstance(v, float)), None) if d else None
-    seen = f"the job_events read end {events_end / 60:.1f} h into the trace" if events_end is not None else ""
+    censored = []
     for cls, paper in (("gratis", "25"), ("production", "1902 (31.7 h)"), ("other", "25")):
         if d:
             n, early = d["n"].get(cls) or 0, d.get("censored_early", {}).get(cls) or 0
-            note = f"{n:.0f} job{'' if n == 1 else 's'}" + (f"; too little data: {early:.0f} still running when {seen}" if d["50%"].get(cls) is None and early else "")
-            items.append((f"Table 3: median duration of {cls} jobs (min)", paper, d["50%"].get(cls), note,
+            quantity = f"Table 3: median duration of {cls} jobs (min)"
+            if d["50%"].get(cls) is None and early:
+                censored.append(quantity)
+            items.append((quantity, paper, d["50%"].get(cls),
+                          f"{n:.0f} job{'' if n == 1 else 's'}" + (f", {early:.0f} still running" if early else ""),
                           Compare(item="Table 3", unit="min",
                                   cause={"production": CAUSE_SHORT_PRODUCTION, "gratis": CAUSE_SMALL_GRATIS}.get(cls, ""))))
-    items.append(("Table 3: production jobs running the whole trace", "15.6%", None if seen else whole_trace_production,
-                  f"too little data: {seen}" if seen else "alive in every window",
+    # from task_usage: whether a job is alive in every window
+    items.append(("Table 3: production jobs running the whole trace", "15.6%", whole_trace_production, "alive in every window",
                   Compare(item="§5.1", cause=CAUSE_SHORT_PRODUCTION, **pct)))
     # a cause is named only where the row is outside its tolerance on this run
     items = [(*it[:4], cause_if_outside(it[1], it[2], replace(it[4], cause=""), it[4].cause)) for it in items]
     frame = summary.rows("Beaumont et al. §3–5.1: dominant jobs, sizes, balance, durations", items)
+    if censored:
+        frame = summary.too_little_data(frame, f"the job_events read end {events_end / 60:.1f} h into the trace",
+                                        pl.col("quantity").is_in(censored))
     if usage_windows is not None and usage_windows < 86_400_000_000 // WINDOW_US:  # a day of 5-minute windows
         span = f"task_usage spans {usage_windows} window{'' if usage_windows == 1 else 's'} ({usage_windows * 5} min)"
-        frame = summary.too_little_data(frame, span, ~pl.col("quantity").str.starts_with("Table 3"))  # job_events: their own
+        frame = summary.too_little_data(frame, span, ~pl.col("quantity").str.starts_with("Table 3: median"))  # job_events
     return frame

@@ -10,6 +10,7 @@ Markdown page, one section per analysis, in the order given.
 from __future__ import annotations
 
 import math
+import numbers
 import re
 from collections.abc import Iterable, Sequence
 
@@ -43,7 +44,7 @@ def _fmt(value: object) -> str:
         return ""
     if isinstance(value, bool):
         return str(value)
-    if isinstance(value, int | float) and math.isfinite(value) and abs(value) >= 1e4:
+    if isinstance(value, numbers.Real) and math.isfinite(value) and abs(value) >= 9999.5:  # numpy's too; ≥ 1e4 once rounded
         return f"{value:,.0f}"
     if isinstance(value, float):
         if math.isnan(value):
@@ -90,7 +91,9 @@ def too_little_data(frame: pl.DataFrame, reason: str, rows: pl.Expr | None = Non
     takes over 29 days measured on 5 minutes of task_usage.
     """
     said = f"too little data: {reason}; not judged"
-    hit = pl.col("within").is_not_null() & (pl.lit(True) if rows is None else rows)
+    # judged rows, and rows with a paper value that lack ours (a statistic too little data left empty)
+    compared = pl.col("within").is_not_null() | (pl.col("paper_value").is_not_null() & ~pl.col("scale_dependent"))
+    hit = compared & (pl.lit(True) if rows is None else rows)
     return frame.with_columns(
         pl.when(hit).then(None).otherwise("within").alias("within"),
         pl.when(hit).then(None).otherwise("tolerance").alias("tolerance"),
