@@ -20,6 +20,8 @@ Readings the pipeline does not take, to measure what they would change (issue 13
 * ``--clip-quantile Q`` and ``--smooth K``, two what-ifs on where the peak that sets the 90% normalisation comes
   from: each task's records capped at its own Q-quantile (bounded task peaks), or the set's total averaged over K
   windows (less 5-minute noise at the set's level).
+* ``--divide daily-profile`` and ``--divide running``: two more what-ifs, the set's total with its average daily
+  cycle, or its number of tasks running, divided out.
 * ``--tasks all``: the sets drawn from every task of the trace (the map's records), not only the long ones (≥ 2 h).
   §IV-F offers the controller "30,000 task arrivals randomly selected … 154 tasks on average running": a mean life of
   154 × 29 days / 30,000 = 3.6 h, about the real trace's mean over all its tasks (133 k running at its start, task_events
@@ -27,6 +29,7 @@ Readings the pipeline does not take, to measure what they would change (issue 13
 
     python bench/unuvar_sets.py results/synthetic-default [--sets 30] [--job-cap N] [--observation file]
                                 [--weekend-drop 0.3] [--tasks all] [--clip-quantile 0.9] [--smooth 36]
+                                [--divide daily-profile]
 """
 
 from __future__ import annotations
@@ -97,6 +100,24 @@ def smoothed(total: np.ndarray, windows: int) -> np.ndarray:
     return np.convolve(total, kernel, mode="same") / np.convolve(np.ones(total.size), kernel, mode="same")
 
 
+def divided(total: np.ndarray, running: np.ndarray, by: str) -> np.ndarray:
+    """A what-if on where the set's excursions come from: the total with one source divided out, at its mean level.
+
+    ``daily-profile``: the set's own average day (per 5-minute time of day, over the hour around it), the daily
+    cycle its tasks share; ``running``: the number of its tasks running in the window, its arrivals and departures.
+    """
+    if by == "none":
+        return total
+    if by == "running":
+        return np.where(running > 0, total / np.maximum(running, 1) * running[running > 0].mean(), 0.0)
+    per_day = 86_400_000_000 // WINDOW_US
+    slot = np.arange(total.size) % per_day
+    profile = np.bincount(slot, weights=total, minlength=per_day) / np.maximum(np.bincount(slot, minlength=per_day), 1)
+    hour = per_day // 24
+    profile = np.convolve(np.r_[profile[-(hour // 2):], profile, profile[:hour // 2]], np.ones(hour + 1) / (hour + 1), "valid")
+    return total / np.maximum(profile[slot], 1e-12) * profile.mean()
+
+
 def observe(total: np.ndarray, observations: int, reading: str) -> tuple[np.ndarray, np.ndarray]:
     """``observations`` values of the total: evenly spaced windows (``set_aggregate``'s), or the mean over each 1/n;
     and the (first) window of each, counted from the total's first."""
@@ -119,6 +140,8 @@ def main() -> None:
     ap.add_argument("--clip-quantile", type=float, default=1.0,
                     help="cap each task's records at its own quantile before summing (1: no cap)")
     ap.add_argument("--smooth", type=int, default=1, help="moving average of the set's total over this many windows")
+    ap.add_argument("--divide", choices=("none", "daily-profile", "running"), default="none",
+                    help="divide the set's total by its average daily profile or by its tasks running (a what-if)")
     ap.add_argument("--tasks", choices=("long", "all"), default="long",
                     help="draw the sets from the long tasks (the pipeline's) or from every task (§IV-F's 30,000 arrivals)")
     ap.add_argument("--weekend-drop", type=float, default=0.0, help="lower the total by this share on the low days")
@@ -150,6 +173,9 @@ def main() -> None:
             drawn, cap = aggregate.draw_trace_set(records, n, hi - lo + 1, np.random.default_rng(seed), args.job_cap)
             total = (set_total(parts, drawn, args.column, lo, hi) if args.clip_quantile >= 1
                      else clipped_total(parts, drawn, args.column, lo, hi, args.clip_quantile))
+            if args.divide != "none":
+                running = aggregate.set_aggregate(parts, drawn, args.column, lo, hi, hi - lo + 1)["n_tasks"].to_numpy()
+                total = divided(total, running.astype(float), args.divide)
             values, at = observe(smoothed(total * factor, args.smooth), args.observations, args.observation)
             st = statistics(aggregate.normalise_to_peak(values), (lo + at) * WINDOW_US // DAY_US, args.weekend_days)
             rows.append([*st[:-1], float(drawn.height), st[-1]])

@@ -11,6 +11,7 @@ import subprocess
 import sys
 
 import numpy as np
+import pytest
 import polars as pl
 
 from colocate.trace import TRACE_START_US, WINDOW_US
@@ -103,3 +104,21 @@ def test_what_if_arguments_out_of_range_are_refused_by_name(tmp_path):
     _fake_run(tmp_path)
     res = _bench(tmp_path, "--clip-quantile", 0)
     assert res.returncode != 0 and "--clip-quantile must be in (0, 1]" in res.stderr
+
+
+def test_the_what_ifs_divide_out_the_daily_cycle_or_the_tasks_running():
+    sys.path.insert(0, str(REPO / "bench"))
+    import unuvar_sets
+
+    per_day = 288
+    slot = np.arange(2 * per_day) % per_day
+    cycle = 1.0 + 0.5 * np.cos(2 * np.pi * slot / per_day)  # a smooth daily cycle, the same on both days
+    level = np.r_[np.full(per_day, 2.0), np.full(per_day, 3.0)]  # and the days' levels
+    got = unuvar_sets.divided(level * cycle, np.ones(2 * per_day), "daily-profile")
+    # the cycle is divided out (to within 0.5%, the hour's smoothing of its profile): each day is flat at its own level
+    assert np.allclose(got[:per_day], got[0], rtol=5e-3) and np.allclose(got[per_day:], got[-1], rtol=5e-3)
+    assert got[-1] / got[0] == pytest.approx(1.5, rel=1e-3)
+    running = np.array([1.0, 2, 4, 0])
+    assert unuvar_sets.divided(np.array([2.0, 4, 8, 0]), running, "running").tolist() == pytest.approx(
+        [2 * 7 / 3, 2 * 7 / 3, 2 * 7 / 3, 0.0])  # usage per running task, at the mean of the windows with tasks
+    assert unuvar_sets.divided(np.array([1.0, 2]), np.array([1.0, 1]), "none").tolist() == [1.0, 2.0]
