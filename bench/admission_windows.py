@@ -34,7 +34,7 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=2014)
     ap.add_argument("--mean-running", type=float, default=154.0)
     args = ap.parse_args()
-    parts, records, lo, hi = finished_run.long_task_series(args.run_dir, "reduce/bucket-*/series.parquet")
+    parts, records, lo, hi = finished_run.task_series(args.run_dir, "reduce/bucket-*/series.parquet")
     kept, _, running = aggregate.feasible_sizes(records, lo, hi, [args.mean_running])
     if not kept:  # too little data: said, as the rule says it (admission.choose_source)
         sys.exit(f"{args.run_dir}: the long tasks run {running:.1f} at a time on average, fewer than "

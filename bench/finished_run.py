@@ -24,7 +24,7 @@ def run_subdir(root: Path, name: str) -> Path:
     return found[0]
 
 
-def long_task_series(root: Path, pattern: str, rename: dict[str, str] | None = None
+def task_series(root: Path, pattern: str, rename: dict[str, str] | None = None
                      ) -> tuple[list[pl.LazyFrame], pl.DataFrame, int, int]:
     """One scan per part of the tasks' series below ``root`` (``pattern``: the long tasks' "reduce/bucket-*/series.parquet",
     or every task's "map/task_usage/*/records.parquet"; one starting "results/*/" also finds them below a run's

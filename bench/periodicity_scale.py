@@ -60,6 +60,10 @@ def main() -> None:
     jobs_dir = finished_run.run_subdir(args.run, "jobs")
     dominant = pl.read_parquet(jobs_dir / "dominant_jobs.parquet")
     windows = pl.read_parquet(jobs_dir / "dominant_windows.parquet", columns=pe.WINDOW_COLUMNS)
+    if pe.select_jobs(dominant, WINDOWS, ("production",), 1.0).height == 0:  # too little data: said, not a traceback
+        print(f"too little data: no production job of the run's D ({jobs_dir}) runs the whole trace (task_usage covers "
+              f"{windows['window'].n_unique() if windows.height else 0} window(s)), so §5.2 has nothing to decompose")
+        return
     alive = windows.height / WINDOWS
     factor = args.factor or math.ceil(PAPER_ALIVE_D / alive)
     step = int(max(dominant["job_id"].max(), windows["job_id"].max())) + 1

@@ -75,10 +75,11 @@ def statistics(u: np.ndarray, day: np.ndarray, low_days: list[int], threshold: f
             float(u[on].std() / u[on].mean()), float(u[low].mean() / u[~low].mean()), float(ks.pvalue)]
 
 
-def set_total(parts, drawn, column: str, lo: int, hi: int) -> np.ndarray:
-    """The set's total usage in every window lo..hi (zero where none of its tasks has a record): the pipeline's
-    ``set_aggregate`` with one observation per window."""
-    return aggregate.set_aggregate(parts, drawn, column, lo, hi, hi - lo + 1)["usage"].to_numpy()
+def set_total(parts, drawn, column: str, lo: int, hi: int) -> tuple[np.ndarray, np.ndarray]:
+    """The set's total usage and its number of tasks running in every window lo..hi (zero where none of its tasks
+    has a record): the pipeline's ``set_aggregate`` with one observation per window."""
+    per = aggregate.set_aggregate(parts, drawn, column, lo, hi, hi - lo + 1)
+    return per["usage"].to_numpy(), per["n_tasks"].to_numpy().astype(float)
 
 
 def clipped_total(parts, drawn, column: str, lo: int, hi: int, quantile: float) -> np.ndarray:
@@ -110,7 +111,7 @@ def divided(total: np.ndarray, running: np.ndarray, by: str) -> np.ndarray:
         return total
     if by == "running":
         return np.where(running > 0, total / np.maximum(running, 1) * running[running > 0].mean(), 0.0)
-    per_day = 86_400_000_000 // WINDOW_US
+    per_day = DAY_US // WINDOW_US
     slot = np.arange(total.size) % per_day
     profile = np.bincount(slot, weights=total, minlength=per_day) / np.maximum(np.bincount(slot, minlength=per_day), 1)
     hour = per_day // 24
@@ -153,9 +154,9 @@ def main() -> None:
     if not 0 < args.clip_quantile <= 1 or args.smooth < 1:
         sys.exit(f"--clip-quantile must be in (0, 1] and --smooth ≥ 1, got {args.clip_quantile} and {args.smooth}")
     if args.tasks == "long":
-        parts, records, lo, hi = finished_run.long_task_series(args.workdir, "results/*/reduce/bucket-*/series.parquet")
+        parts, records, lo, hi = finished_run.task_series(args.workdir, "results/*/reduce/bucket-*/series.parquet")
     else:  # every task's map records; their 5-minute mean CPU rate is the reduce's avg before its fixes
-        parts, records, lo, hi = finished_run.long_task_series(args.workdir, "results/*/map/task_usage/*/records.parquet",
+        parts, records, lo, hi = finished_run.task_series(args.workdir, "results/*/map/task_usage/*/records.parquet",
                                                                {"cpu_rate": "avg"})
     kind = "long tasks" if args.tasks == "long" else "tasks"
     print(f"{records.height:,} {kind} of {records['job_id'].n_unique():,} jobs over windows {lo}..{hi}; {args.sets} sets per size; "
@@ -164,6 +165,10 @@ def main() -> None:
     sizes, skipped, running = aggregate.feasible_sizes(records, lo, hi, list(PAPER))
     if skipped:  # too little data: the sizes the long tasks cannot reach on average are said, not drawn
         print(f"sizes {', '.join(map(str, skipped))} skipped: the {kind} run {running:.1f} at a time on average")
+    if sizes and hi - lo + 1 < args.observations:  # too little data: said, not a page of NaN
+        print(f"too little data: the {kind}' series cover {hi - lo + 1} window(s), fewer than the "
+              f"{args.observations} observations of a set")
+        return
     windows = np.arange(lo, hi + 1)
     factor = np.where(np.isin((windows * WINDOW_US // DAY_US) % 7, args.weekend_days), 1 - args.weekend_drop, 1.0)
     for n in sizes:
@@ -171,11 +176,10 @@ def main() -> None:
         rows = []
         for seed in range(args.sets):
             drawn, cap = aggregate.draw_trace_set(records, n, hi - lo + 1, np.random.default_rng(seed), args.job_cap)
-            total = (set_total(parts, drawn, args.column, lo, hi) if args.clip_quantile >= 1
-                     else clipped_total(parts, drawn, args.column, lo, hi, args.clip_quantile))
-            if args.divide != "none":
-                running = aggregate.set_aggregate(parts, drawn, args.column, lo, hi, hi - lo + 1)["n_tasks"].to_numpy()
-                total = divided(total, running.astype(float), args.divide)
+            total, alive = set_total(parts, drawn, args.column, lo, hi)
+            if args.clip_quantile < 1:
+                total = clipped_total(parts, drawn, args.column, lo, hi, args.clip_quantile)
+            total = divided(total, alive, args.divide)
             values, at = observe(smoothed(total * factor, args.smooth), args.observations, args.observation)
             st = statistics(aggregate.normalise_to_peak(values), (lo + at) * WINDOW_US // DAY_US, args.weekend_days)
             rows.append([*st[:-1], float(drawn.height), st[-1]])

@@ -44,3 +44,28 @@ def test_a_missing_run_is_a_clear_error_not_a_traceback(tmp_path, bench, args, m
                          capture_output=True, text=True)
     assert res.returncode != 0
     assert message in res.stderr and "Traceback" not in res.stderr
+
+
+def test_a_run_too_short_for_the_benches_says_so(tmp_path):
+    """One 5-minute window (the shipped sample's task_usage): periodicity_scale has no job running the whole trace
+    to decompose, and unuvar_sets --tasks all no 500 windows to observe; each says so and exits 0."""
+    import polars as pl
+
+    jobs = tmp_path / "results/r/jobs"
+    jobs.mkdir(parents=True)
+    pl.DataFrame({"job_id": [1], "class": ["production"], "first_window": [0], "last_window": [0],
+                  "n_windows": [1]}).write_parquet(jobs / "dominant_jobs.parquet")
+    pl.DataFrame({"job_id": [1], "window": [0], "cpu_sum": [0.5]}).write_parquet(jobs / "dominant_windows.parquet")
+    records = tmp_path / "results/r/map/task_usage/batch-0"
+    records.mkdir(parents=True)
+    pl.DataFrame({"job_id": list(range(200)), "task_index": [0] * 200, "start_time": [600_000_000] * 200,
+                  "cpu_rate": [0.01] * 200}).write_parquet(records / "records.parquet")
+    for bench, args, said in (
+        ("periodicity_scale.py", [], "too little data: no production job of the run's D"),
+        ("unuvar_sets.py", ["--tasks", "all", "--sets", "1"],
+         "too little data: the tasks' series cover 1 window(s), fewer than the 500 observations of a set"),
+    ):
+        res = subprocess.run([sys.executable, str(REPO / "bench" / bench), str(tmp_path / "results/r"), *args],
+                             capture_output=True, text=True)
+        assert res.returncode == 0, res.stderr
+        assert said in res.stdout and "Traceback" not in res.stderr

@@ -35,6 +35,7 @@ from colocate.trace import (
     PRIORITY_CLASSES,
     TRACE_START_US,
     WINDOW_US,
+    WINDOWS_PER_DAY,
     EventType,
     priority_class_expr,
 )
@@ -667,7 +668,7 @@ def summary_rows(
     if censored:
         frame = summary.too_little_data(frame, f"the job_events read end {events_end / 60:.1f} h into the trace",
                                         pl.col("quantity").is_in(censored))
-    if usage_windows is not None and usage_windows < 86_400_000_000 // WINDOW_US:  # a day of 5-minute windows
+    if usage_windows is not None and usage_windows < WINDOWS_PER_DAY:
         span = f"task_usage spans {usage_windows} window{'' if usage_windows == 1 else 's'} ({usage_windows * 5} min)"
         frame = summary.too_little_data(frame, span, ~pl.col("quantity").str.starts_with("Table 3: median"))  # job_events
     return frame

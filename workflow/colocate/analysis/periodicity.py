@@ -80,11 +80,11 @@ from scipy import fft, stats
 from colocate.analysis.jobs import TABLE_STATS, describe
 from colocate.insufficient import require
 from colocate.report.compare import Compare, Tolerance, absolute, cause_if_outside
+from colocate.trace import WINDOWS_PER_DAY
 
-#: Periods of the periodic components, in 5-minute windows.
+#: Periods of the periodic components, in 5-minute windows (WINDOWS_PER_DAY: colocate.trace's).
 WINDOWS_PER_HOUR = 12
-WINDOWS_PER_DAY = 288
-WINDOWS_PER_WEEK = 2016
+WINDOWS_PER_WEEK = 7 * WINDOWS_PER_DAY
 PERIODS = {"hourly": WINDOWS_PER_HOUR, "daily": WINDOWS_PER_DAY, "weekly": WINDOWS_PER_WEEK}
 #: Components of Beaumont Table 4 (long_term: period = the trace's length).
 COMPONENTS = ("hourly", "daily", "weekly", "long_term")

@@ -83,17 +83,8 @@ def rows(section: str, items: Iterable[Sequence[object]]) -> pl.DataFrame:
     return pl.DataFrame(out, schema=COLUMNS)
 
 
-def too_little_data(frame: pl.DataFrame, reason: str, rows: pl.Expr | None = None) -> pl.DataFrame:
-    """Rows whose data span too little of the trace to stand beside the paper's: shown, not judged.
-
-    Too little data is not bad input: the value is still shown, but ``within`` and the tolerance are cleared for
-    the compared rows (those ``rows`` selects, all by default) and the note says why, e.g. a statistic the paper
-    takes over 29 days measured on 5 minutes of task_usage.
-    """
-    said = f"too little data: {reason}; not judged"
-    # judged rows, and rows with a paper value that lack ours (a statistic too little data left empty)
-    compared = pl.col("within").is_not_null() | (pl.col("paper_value").is_not_null() & ~pl.col("scale_dependent"))
-    hit = compared & (pl.lit(True) if rows is None else rows)
+def _unjudged(frame: pl.DataFrame, said: str, hit: pl.Expr) -> pl.DataFrame:
+    """The ``hit`` rows shown but not judged: ``within``, the tolerance and the cause cleared, ``said`` in the note."""
     return frame.with_columns(
         pl.when(hit).then(None).otherwise("within").alias("within"),
         pl.when(hit).then(None).otherwise("tolerance").alias("tolerance"),
@@ -104,6 +95,18 @@ def too_little_data(frame: pl.DataFrame, reason: str, rows: pl.Expr | None = Non
     ).select(list(COLUMNS)).cast(COLUMNS)
 
 
+def too_little_data(frame: pl.DataFrame, reason: str, rows: pl.Expr | None = None) -> pl.DataFrame:
+    """Rows whose data span too little of the trace to stand beside the paper's: shown, not judged.
+
+    Too little data is not bad input: the value is still shown, but ``within`` and the tolerance are cleared for
+    the compared rows (those ``rows`` selects, all by default) and the note says why, e.g. a statistic the paper
+    takes over 29 days measured on 5 minutes of task_usage.
+    """
+    # judged rows, and rows with a paper value that lack ours (a statistic too little data left empty)
+    compared = pl.col("within").is_not_null() | (pl.col("paper_value").is_not_null() & ~pl.col("scale_dependent"))
+    return _unjudged(frame, f"too little data: {reason}; not judged", compared & (pl.lit(True) if rows is None else rows))
+
+
 def another_trace(frame: pl.DataFrame, trace: str) -> pl.DataFrame:
     """Rows measured on another trace than the paper's: shown beside the paper's value, not judged.
 
@@ -111,12 +114,7 @@ def another_trace(frame: pl.DataFrame, trace: str) -> pl.DataFrame:
     finding holds elsewhere, so no tolerance applies: ``within`` and the tolerance are cleared, and the note says
     which trace the row came from (issue 16's cross-trace comparison).
     """
-    said = f"{trace}; the paper's is Google 2011's: compared, not judged"
-    return frame.with_columns(
-        pl.lit(None, pl.Boolean).alias("within"), pl.lit(None, pl.String).alias("tolerance"),
-        pl.lit(None, pl.String).alias("tolerance_reason"), pl.lit("").alias("cause"),
-        pl.when(pl.col("note") == "").then(pl.lit(said)).otherwise(pl.col("note") + "; " + said).alias("note"),
-    ).select(list(COLUMNS)).cast(COLUMNS)
+    return _unjudged(frame, f"{trace}; the paper's is Google 2011's: compared, not judged", pl.lit(True))
 
 
 #: How a cause measured on the synthetic trace's model begins (e.g. "synthetic model: small jobs are too few …").

@@ -23,6 +23,8 @@ import polars as pl
 TRACE_START_US = 600_000_000
 #: Length of a task_usage measurement window (5 minutes) in µs.
 WINDOW_US = 300_000_000
+#: 5-minute windows in a day.
+WINDOWS_PER_DAY = 86_400_000_000 // WINDOW_US
 #: Windows in the 29-day trace: (2 506 200 s − 600 s) / 300 s (Beaumont §6 counts 8351 full ones).
 TRACE_WINDOWS = 8352
 #: Time used by the trace for events after its end (2**63 - 1).
