@@ -92,6 +92,17 @@ def clipped_total(parts, drawn, column: str, lo: int, hi: int, quantile: float) 
     return np.bincount(rec["window"].to_numpy() - lo, weights=usage, minlength=hi - lo + 1)
 
 
+def heaviest_at_peak(parts, drawn, column: str, lo: int, window: int, excess: float) -> tuple[float, float, float]:
+    """Who makes the peak that sets the 90% normalisation: of the set's task with the largest usage in ``window``
+    (counted from ``lo``), its rise there above its own mean as a share of ``excess`` (the peak's total over the set's
+    mean), its usage over its own mean, and its hours of records."""
+    rec = aggregate.set_series(parts, drawn, column)
+    own = rec.group_by("job_id", "task_index").agg(pl.col("usage").mean().alias("own"), pl.len().alias("records"))
+    top = (rec.filter(pl.col("window") == lo + window).join(own, on=["job_id", "task_index"])
+           .sort("usage", "job_id", "task_index", descending=True).row(0, named=True))
+    return (top["usage"] - top["own"]) / excess, top["usage"] / top["own"], top["records"] / 12
+
+
 def smoothed(total: np.ndarray, windows: int) -> np.ndarray:
     """The centred moving average of the total over ``windows`` 5-minute windows (1: the total itself); at the ends,
     over the windows there are."""
@@ -119,11 +130,13 @@ def divided(total: np.ndarray, running: np.ndarray, by: str) -> np.ndarray:
     return total / np.maximum(profile[slot], 1e-12) * profile.mean()
 
 
-def observe(total: np.ndarray, observations: int, reading: str) -> tuple[np.ndarray, np.ndarray]:
-    """``observations`` values of the total: evenly spaced windows (``set_aggregate``'s), or the mean over each 1/n;
-    and the (first) window of each, counted from the total's first."""
+def observe(total: np.ndarray, observations: int, reading: str, offset: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """``observations`` values of the total: evenly spaced windows (``set_aggregate``'s, shifted ``offset`` windows
+    later; the last stays the last), or the mean over each 1/n; and the (first) window of each, counted from the
+    total's first."""
     if reading == "window":
-        at = np.unique(np.linspace(0, total.size - 1, observations).round().astype(np.int64))
+        at = np.unique(np.minimum(np.linspace(0, total.size - 1, observations).round().astype(np.int64) + offset,
+                                  total.size - 1))
         return total[at], at
     part = np.minimum(np.arange(total.size) * observations // total.size, observations - 1)
     return np.bincount(part, weights=total) / np.bincount(part), np.searchsorted(part, np.arange(observations))
@@ -138,6 +151,10 @@ def main() -> None:
     ap.add_argument("--column", default="avg")
     ap.add_argument("--observation", choices=("window", "file"), default="window",
                     help="one 5-minute window every 1/500 of the span (the pipeline's), or the mean over each 1/500")
+    ap.add_argument("--offsets", type=int, default=1,
+                    help="observe each set on this many grids, shifted by equal steps within one spacing (1: the pipeline's)")
+    ap.add_argument("--peak", action="store_true",
+                    help="also print which task makes each set's peak (the pipeline's grid): its share and its own mean")
     ap.add_argument("--clip-quantile", type=float, default=1.0,
                     help="cap each task's records at its own quantile before summing (1: no cap)")
     ap.add_argument("--smooth", type=int, default=1, help="moving average of the set's total over this many windows")
@@ -151,6 +168,8 @@ def main() -> None:
     args = ap.parse_args()
     if not 0 <= args.weekend_drop < 1:
         sys.exit(f"--weekend-drop must be in [0, 1), got {args.weekend_drop}")
+    if args.offsets < 1 or (args.offsets > 1 and args.observation != "window"):
+        sys.exit(f"--offsets must be ≥ 1, and 1 with --observation file, got {args.offsets}")
     if not 0 < args.clip_quantile <= 1 or args.smooth < 1:
         sys.exit(f"--clip-quantile must be in (0, 1] and --smooth ≥ 1, got {args.clip_quantile} and {args.smooth}")
     if args.tasks == "long":
@@ -161,7 +180,8 @@ def main() -> None:
     kind = "long tasks" if args.tasks == "long" else "tasks"
     print(f"{records.height:,} {kind} of {records['job_id'].n_unique():,} jobs over windows {lo}..{hi}; {args.sets} sets per size; "
           f"observation {args.observation}, weekend drop {args.weekend_drop:g}, "
-          f"tasks clipped at their {args.clip_quantile:g}-quantile, total smoothed over {args.smooth} window(s)")
+          f"tasks clipped at their {args.clip_quantile:g}-quantile, total smoothed over {args.smooth} window(s), "
+          f"{args.offsets} grid offset(s)")
     sizes, skipped, running = aggregate.feasible_sizes(records, lo, hi, list(PAPER))
     if skipped:  # too little data: the sizes the long tasks cannot reach on average are said, not drawn
         print(f"sizes {', '.join(map(str, skipped))} skipped: the {kind} run {running:.1f} at a time on average")
@@ -173,16 +193,26 @@ def main() -> None:
     factor = np.where(np.isin((windows * WINDOW_US // DAY_US) % 7, args.weekend_days), 1 - args.weekend_drop, 1.0)
     for n in sizes:
         paper = PAPER[n]
-        rows = []
+        rows, spread, peaks = [], [], []
         for seed in range(args.sets):
             drawn, cap = aggregate.draw_trace_set(records, n, hi - lo + 1, np.random.default_rng(seed), args.job_cap)
             total, alive = set_total(parts, drawn, args.column, lo, hi)
             if args.clip_quantile < 1:
                 total = clipped_total(parts, drawn, args.column, lo, hi, args.clip_quantile)
             total = divided(total, alive, args.divide)
-            values, at = observe(smoothed(total * factor, args.smooth), args.observations, args.observation)
-            st = statistics(aggregate.normalise_to_peak(values), (lo + at) * WINDOW_US // DAY_US, args.weekend_days)
-            rows.append([*st[:-1], float(drawn.height), st[-1]])
+            total = smoothed(total * factor, args.smooth)
+            step = (hi - lo) / max(args.observations - 1, 1)  # the grid's spacing, in windows
+            p_set = []
+            for offset in (int(step * i / args.offsets) for i in range(args.offsets)):
+                values, at = observe(total, args.observations, args.observation, offset)
+                st = statistics(aggregate.normalise_to_peak(values), (lo + at) * WINDOW_US // DAY_US, args.weekend_days)
+                rows.append([*st[:-1], float(drawn.height), st[-1]])
+                p_set.append(st[NAMES.index("P(U ≥ 0.8) actual")])
+            spread.append((min(p_set), max(p_set)))
+            if args.peak:
+                values, at = observe(total, args.observations, args.observation)
+                peaks.append(heaviest_at_peak(parts, drawn, args.column, lo, int(at[np.argmax(values)]),
+                                              float(values.max() - values.mean())))
         r = np.array(rows)
         print(f"\n{n} tasks (cap {cap} per job)")
         for i, name in enumerate(NAMES):
@@ -193,7 +223,16 @@ def main() -> None:
             vs = (f"  paper {ref:g}, ratio {med / ref:.2f}, {'inside' if lo_ <= ref <= hi_ else 'outside'} the range"
                   if ref else "")
             print(f"  {name:24s} median {med:.3f}  p10–p90 {p10:.3f}–{p90:.3f}  min–max {lo_:.3f}–{hi_:.3f}{vs}")
-        print(f"  K-S test at 0.05 rejects the Beta in {int((r[:, -1] < 0.05).sum())} of {len(rows)} sets")
+        print(f"  K-S test at 0.05 rejects the Beta in {int((r[:, -1] < 0.05).sum())} of {len(rows)} sets"
+              + (" × offsets" if args.offsets > 1 else ""))
+        if peaks:
+            pk = np.median(np.array(peaks), axis=0)
+            print(f"  at the peak, the heaviest task's rise holds {pk[0]:.2f} of the set's rise over its mean, at {pk[1]:.2f}× its "
+                  f"own mean, and runs {pk[2]:.0f} h (medians over the sets)")
+        if args.offsets > 1:  # how much one set's P(U ≥ 0.8) owes to where its 500 windows fall
+            s = np.array(spread)
+            print(f"  P(U ≥ 0.8) actual of one set over its {args.offsets} offsets: lowest {np.median(s[:, 0]):.3f}, "
+                  f"highest {np.median(s[:, 1]):.3f} (medians over the sets)")
 
 
 if __name__ == "__main__":

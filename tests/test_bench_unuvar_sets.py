@@ -122,3 +122,35 @@ def test_the_what_ifs_divide_out_the_daily_cycle_or_the_tasks_running():
     assert unuvar_sets.divided(np.array([2.0, 4, 8, 0]), running, "running").tolist() == pytest.approx(
         [2 * 7 / 3, 2 * 7 / 3, 2 * 7 / 3, 0.0])  # usage per running task, at the mean of the windows with tasks
     assert unuvar_sets.divided(np.array([1.0, 2]), np.array([1.0, 1]), "none").tolist() == [1.0, 2.0]
+
+
+def test_the_grid_shifts_by_its_offset_and_the_peak_is_decomposed():
+    sys.path.insert(0, str(REPO / "bench"))
+    import unuvar_sets
+
+    # 4 of 10 windows: 0, 3, 6, 9; one window later 1, 4, 7 and the last stays the last
+    values, at = unuvar_sets.observe(np.arange(10.0), 4, "window", 1)
+    assert at.tolist() == [1, 4, 7, 9] and values.tolist() == [1.0, 4.0, 7.0, 9.0]
+    assert unuvar_sets.observe(np.arange(10.0), 4, "window")[1].tolist() == [0, 3, 6, 9]
+    w = np.arange(4)
+    series = pl.DataFrame({"job_id": [1] * 4 + [2] * 4, "task_index": [0] * 8,
+                           "start_time": np.tile(TRACE_START_US + w * WINDOW_US, 2),
+                           "avg": [1.0, 2.0, 3.0, 4.0] + [1.0] * 4})
+    drawn = pl.DataFrame({"job_id": [1, 2], "task_index": [0, 0]})
+    # the set's total is 2, 3, 4, 5 (mean 3.5); at its peak (window 3) task 1 runs 4 against its own mean 2.5:
+    # its rise of 1.5 is the whole of the set's, at 1.6× its mean, over 4 records (1/3 h)
+    share, ratio, hours = unuvar_sets.heaviest_at_peak([series.lazy()], drawn, "avg", 0, 3, 5.0 - 3.5)
+    assert (share, ratio, hours) == pytest.approx((1.0, 1.6, 4 / 12))
+
+
+def test_offsets_average_over_shifted_grids_and_are_refused_with_file_observations(tmp_path):
+    run = _fake_run(tmp_path)
+    # every window observed (600 of 600): the grid's spacing is one window, so each offset is 0 and changes nothing
+    res = _bench(run, "--sets", 1, "--observations", WINDOWS, "--offsets", 3, "--peak")
+    assert res.returncode == 0, res.stderr
+    assert _stat(res.stdout, 18, "P(U ≥ 0.8) actual")[0] == "0.500"
+    assert "P(U ≥ 0.8) actual of one set over its 3 offsets: lowest 0.500, highest 0.500" in res.stdout
+    # the peak window (0.2 each) is 0.05 above each task's own mean 0.15: 1/18 of the set's rise, at 1.33× its mean
+    assert "the heaviest task's rise holds 0.06 of the set's rise over its mean, at 1.33× its own mean, and runs 50 h" in res.stdout
+    bad = _bench(run, "--offsets", 2, "--observation", "file")
+    assert bad.returncode != 0 and "--offsets must be ≥ 1, and 1 with --observation file" in bad.stderr
