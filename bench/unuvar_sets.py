@@ -92,15 +92,38 @@ def clipped_total(parts, drawn, column: str, lo: int, hi: int, quantile: float) 
     return np.bincount(rec["window"].to_numpy() - lo, weights=usage, minlength=hi - lo + 1)
 
 
-def heaviest_at_peak(parts, drawn, column: str, lo: int, window: int, excess: float) -> tuple[float, float, float]:
-    """Who makes the peak that sets the 90% normalisation: of the set's task with the largest usage in ``window``
-    (counted from ``lo``), its rise there above its own mean as a share of ``excess`` (the peak's total over the set's
-    mean), its usage over its own mean, and its hours of records."""
+def peak_parts(parts, drawn, column: str, lo: int, window: int, mean: float, peak: float,
+               production: pl.DataFrame | None = None) -> list[float]:
+    """What makes the peak that sets the 90% normalisation: the set's rise ``peak`` − ``mean`` at ``window`` (counted
+    from ``lo``) split into who runs there (its tasks' own means, over the set's mean) and how far they run above
+    their own means (the two add up to 1), the part of the latter from ``production`` tasks (job_id, task_index;
+    NaN without), and of the task with the largest usage there: its rise's share, its usage over its own mean and
+    its hours of records."""
     rec = aggregate.set_series(parts, drawn, column)
     own = rec.group_by("job_id", "task_index").agg(pl.col("usage").mean().alias("own"), pl.len().alias("records"))
-    top = (rec.filter(pl.col("window") == lo + window).join(own, on=["job_id", "task_index"])
-           .sort("usage", "job_id", "task_index", descending=True).row(0, named=True))
-    return (top["usage"] - top["own"]) / excess, top["usage"] / top["own"], top["records"] / 12
+    at = (rec.filter(pl.col("window") == lo + window).join(own, on=["job_id", "task_index"])
+          .sort("usage", "job_id", "task_index", descending=True))
+    rise = peak - mean
+    above = at.with_columns(above=pl.col("usage") - pl.col("own"))
+    prod = (float("nan") if production is None else
+            float(above.join(production, on=["job_id", "task_index"])["above"].sum()) / rise)
+    top = at.row(0, named=True)
+    return [(float(at["own"].sum()) - mean) / rise, float(above["above"].sum()) / rise, prod,
+            (top["usage"] - top["own"]) / rise, top["usage"] / top["own"], top["records"] / 12]
+
+
+PEAK_NAMES = ("who runs (their own means)", "tasks above their own means", "of which production tasks",
+              "the heaviest task's rise", "the heaviest task over its own mean", "the heaviest task's hours")
+
+
+def production_tasks(root: Path) -> pl.DataFrame | None:
+    """The run's production tasks (priority ≥ 9, Beaumont's Normal Production and above) from tasks/task_stats.parquet,
+    or None where the run has none."""
+    found = [root / "tasks/task_stats.parquet", *sorted(root.glob("results/*/tasks/task_stats.parquet"))]
+    path = next((f for f in found if f.is_file()), None)
+    if path is None:
+        return None
+    return pl.read_parquet(path, columns=["job_id", "task_index", "priority"]).filter(pl.col("priority") >= 9).drop("priority")
 
 
 def smoothed(total: np.ndarray, windows: int) -> np.ndarray:
@@ -154,7 +177,7 @@ def main() -> None:
     ap.add_argument("--offsets", type=int, default=1,
                     help="observe each set on this many grids, shifted by equal steps within one spacing (1: the pipeline's)")
     ap.add_argument("--peak", action="store_true",
-                    help="also print which task makes each set's peak (the pipeline's grid): its share and its own mean")
+                    help="also print what makes each set's peak (the pipeline's grid): who runs, how far above their own means")
     ap.add_argument("--clip-quantile", type=float, default=1.0,
                     help="cap each task's records at its own quantile before summing (1: no cap)")
     ap.add_argument("--smooth", type=int, default=1, help="moving average of the set's total over this many windows")
@@ -189,6 +212,7 @@ def main() -> None:
         print(f"too little data: the {kind}' series cover {hi - lo + 1} window(s), fewer than the "
               f"{args.observations} observations of a set")
         return
+    production = production_tasks(args.workdir) if args.peak else None
     windows = np.arange(lo, hi + 1)
     factor = np.where(np.isin((windows * WINDOW_US // DAY_US) % 7, args.weekend_days), 1 - args.weekend_drop, 1.0)
     for n in sizes:
@@ -211,8 +235,8 @@ def main() -> None:
             spread.append((min(p_set), max(p_set)))
             if args.peak:
                 values, at = observe(total, args.observations, args.observation)
-                peaks.append(heaviest_at_peak(parts, drawn, args.column, lo, int(at[np.argmax(values)]),
-                                              float(values.max() - values.mean())))
+                peaks.append(peak_parts(parts, drawn, args.column, lo, int(at[np.argmax(values)]), float(values.mean()),
+                                        float(values.max()), production))
         r = np.array(rows)
         print(f"\n{n} tasks (cap {cap} per job)")
         for i, name in enumerate(NAMES):
@@ -225,10 +249,10 @@ def main() -> None:
             print(f"  {name:24s} median {med:.3f}  p10–p90 {p10:.3f}–{p90:.3f}  min–max {lo_:.3f}–{hi_:.3f}{vs}")
         print(f"  K-S test at 0.05 rejects the Beta in {int((r[:, -1] < 0.05).sum())} of {len(rows)} sets"
               + (" × offsets" if args.offsets > 1 else ""))
-        if peaks:
-            pk = np.median(np.array(peaks), axis=0)
-            print(f"  at the peak, the heaviest task's rise holds {pk[0]:.2f} of the set's rise over its mean, at {pk[1]:.2f}× its "
-                  f"own mean, and runs {pk[2]:.0f} h (medians over the sets)")
+        if peaks:  # shares of the peak's rise over the set's mean, then the heaviest task's ratio and hours
+            pk = [np.median(c) if not np.isnan(c).all() else np.nan for c in np.array(peaks).T]
+            print("  the peak's rise over the mean (medians over the sets): "
+                  + ", ".join(f"{name} {round(v, 2) + 0.0:.2f}" for name, v in zip(PEAK_NAMES, pk)))
         if args.offsets > 1:  # how much one set's P(U ≥ 0.8) owes to where its 500 windows fall
             s = np.array(spread)
             print(f"  P(U ≥ 0.8) actual of one set over its {args.offsets} offsets: lowest {np.median(s[:, 0]):.3f}, "

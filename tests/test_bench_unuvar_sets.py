@@ -137,10 +137,14 @@ def test_the_grid_shifts_by_its_offset_and_the_peak_is_decomposed():
                            "start_time": np.tile(TRACE_START_US + w * WINDOW_US, 2),
                            "avg": [1.0, 2.0, 3.0, 4.0] + [1.0] * 4})
     drawn = pl.DataFrame({"job_id": [1, 2], "task_index": [0, 0]})
-    # the set's total is 2, 3, 4, 5 (mean 3.5); at its peak (window 3) task 1 runs 4 against its own mean 2.5:
-    # its rise of 1.5 is the whole of the set's, at 1.6× its mean, over 4 records (1/3 h)
-    share, ratio, hours = unuvar_sets.heaviest_at_peak([series.lazy()], drawn, "avg", 0, 3, 5.0 - 3.5)
-    assert (share, ratio, hours) == pytest.approx((1.0, 1.6, 4 / 12))
+    # the set's total is 2, 3, 4, 5; over the observations 2 and 5 (mean 3.5) the peak's rise is 1.5. At window 3
+    # both tasks run (own means 2.5 + 1 = 3.5: who runs adds 0), task 1 at 4, 1.5 above its own mean (all of the
+    # rise; task 1 is the production task), at 1.6× its mean, over 4 records (1/3 h)
+    got = unuvar_sets.peak_parts([series.lazy()], drawn, "avg", 0, 3, 3.5, 5.0, pl.DataFrame({"job_id": [1], "task_index": [0]}))
+    assert got == pytest.approx([0.0, 1.0, 1.0, 1.0, 1.6, 4 / 12])
+    # over a mean of 3 (a set whose other windows ran fewer tasks), who runs gives 0.5 / 2 of a rise of 2
+    got = unuvar_sets.peak_parts([series.lazy()], drawn, "avg", 0, 3, 3.0, 5.0)
+    assert got[:2] == pytest.approx([0.25, 0.75]) and np.isnan(got[2])
 
 
 def test_offsets_average_over_shifted_grids_and_are_refused_with_file_observations(tmp_path):
@@ -150,7 +154,9 @@ def test_offsets_average_over_shifted_grids_and_are_refused_with_file_observatio
     assert res.returncode == 0, res.stderr
     assert _stat(res.stdout, 18, "P(U ≥ 0.8) actual")[0] == "0.500"
     assert "P(U ≥ 0.8) actual of one set over its 3 offsets: lowest 0.500, highest 0.500" in res.stdout
-    # the peak window (0.2 each) is 0.05 above each task's own mean 0.15: 1/18 of the set's rise, at 1.33× its mean
-    assert "the heaviest task's rise holds 0.06 of the set's rise over its mean, at 1.33× its own mean, and runs 50 h" in res.stdout
+    # the peak window (0.2 each) is 0.05 above each task's own mean 0.15: all of the rise is the tasks' above their
+    # means, 1/18 of it the heaviest's, at 1.33× its mean; no production task (the run has no task_stats: NaN)
+    assert ("who runs (their own means) 0.00, tasks above their own means 1.00, of which production tasks nan, "
+            "the heaviest task's rise 0.06, the heaviest task over its own mean 1.33, the heaviest task's hours 50.00") in res.stdout
     bad = _bench(run, "--offsets", 2, "--observation", "file")
     assert bad.returncode != 0 and "--offsets must be ≥ 1, and 1 with --observation file" in bad.stderr
