@@ -22,6 +22,12 @@ Readings the pipeline does not take, to measure what they would change (issue 13
   windows (less 5-minute noise at the set's level).
 * ``--divide daily-profile`` and ``--divide running``: two more what-ifs, the set's total with its average daily
   cycle, or its number of tasks running, divided out.
+* ``--offsets K``: each set observed on K grids of 500 windows, shifted by equal steps within one spacing (about 17
+  windows); the statistics are over sets × grids, and a line gives one set's lowest and highest P(U ≥ 0.8) over its
+  grids: how much the share owes to where the 500 windows fall.
+* ``--peak``: what makes each set's peak on the pipeline's grid: the rise over the set's mean split into who runs
+  then (their own means) and how far they run above their own means, the production tasks' part (priority ≥ 9, from
+  the run's tasks/task_stats.parquet) and the heaviest task's.
 * ``--tasks all``: the sets drawn from every task of the trace (the map's records), not only the long ones (≥ 2 h).
   §IV-F offers the controller "30,000 task arrivals randomly selected … 154 tasks on average running": a mean life of
   154 × 29 days / 30,000 = 3.6 h, about the real trace's mean over all its tasks (133 k running at its start, task_events
@@ -29,6 +35,7 @@ Readings the pipeline does not take, to measure what they would change (issue 13
 
     python bench/unuvar_sets.py results/synthetic-default [--sets 30] [--job-cap N] [--observation file]
                                 [--weekend-drop 0.3] [--tasks all] [--clip-quantile 0.9] [--smooth 36]
+                                [--offsets 8] [--peak]
                                 [--divide daily-profile]
 """
 

@@ -1000,6 +1000,11 @@ def test_admission_headline_numbers_show_the_rejected_share_in_percent():
     assert (p["item"], p["unit"], p["ours_value"], p["within"]) == ("Table VIII", "", 0.011, True)
     assert p["note"] == "Table VIII (sets of the trace, measured μ and σ)"
     assert {r["item"] for r in rows.values()} == {"Table VIII"}
+    # the uncontrolled run is one quantity, not one per ε: one row, and a table whose ε disagree on it is refused
+    assert [q for q in rows if "without" in q] == ["P(U > 0.8) without the controller (every ε)"]
+    assert rows["P(U > 0.8) without the controller (every ε)"]["paper_value"] == 0.044
+    with pytest.raises(ValueError, match="differs between the ε"):
+        admission.headline_numbers(t.with_columns(p_over_without=pl.Series([0.044, 0.05])))
 
 
 def test_admission_replicates_are_independent_streams_summarised_by_mean_and_range():
@@ -1034,7 +1039,7 @@ def test_admission_headline_compares_the_paper_run_with_the_replicates_range():
                       "p_over_without": [0.02], "p_over_without_min": [0.01], "p_over_without_max": [0.05],
                       "rejection": [0.05], "rejection_min": [0.02], "rejection_max": [0.12], "replicates": [7]})
     rows = {r["quantity"]: r for r in summary.rows("admission", admission.headline_numbers(t)).iter_rows(named=True)}
-    without = rows["ε=0.005: P(U > 0.8) without"]  # 0.044 inside 0.01–0.05
+    without = rows["P(U > 0.8) without the controller (every ε)"]  # 0.044 inside 0.01–0.05
     assert without["within"] is True and "7 replicates" in without["tolerance_reason"]
     rejected = rows["ε=0.005: rejected share"]  # 10.83% inside 2–12%
     assert rejected["within"] is True and rejected["tolerance"] == "±7" and rejected["unit"] == "%"

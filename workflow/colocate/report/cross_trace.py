@@ -35,7 +35,7 @@ QUANTITIES = (
     "Table VI: K-S D, 154 tasks (trace)",
     "Table VII: P(U ≥ 0.8) actual, 154 tasks (trace)",
     "Table VII: P(U ≥ 0.8) Beta estimate, 154 tasks (trace)",
-    "ε=0.01: P(U > 0.8) without",
+    "P(U > 0.8) without the controller (every ε)",
     "ε=0.01: P(U > 0.8) with the controller",
     "ε=0.01: rejected share",
     "GPA ρ=0.01: mean q",
