@@ -111,6 +111,8 @@ def peak_parts(parts, drawn, column: str, lo: int, window: int, mean: float, pea
     at = (rec.filter(pl.col("window") == lo + window).join(own, on=["job_id", "task_index"])
           .sort("usage", "job_id", "task_index", descending=True))
     rise = peak - mean
+    if at.height == 0 or not rise > 0:  # no task runs at the peak, or no peak: nothing to split
+        return [float("nan")] * len(PEAK_NAMES)
     above = at.with_columns(above=pl.col("usage") - pl.col("own"))
     prod = (float("nan") if production is None else
             float(above.join(production, on=["job_id", "task_index"])["above"].sum()) / rise)
@@ -124,8 +126,8 @@ PEAK_NAMES = ("who runs (their own means)", "tasks above their own means", "of w
 
 
 def production_tasks(root: Path) -> pl.DataFrame | None:
-    """The run's production tasks (priority ≥ 9, Beaumont's Normal Production and above) from tasks/task_stats.parquet,
-    or None where the run has none."""
+    """The run's production tasks (priority ≥ 9, Beaumont's Normal Production and above) from tasks/task_stats.parquet
+    (none there: an empty frame), or None where the run has no such file."""
     found = [root / "tasks/task_stats.parquet", *sorted(root.glob("results/*/tasks/task_stats.parquet"))]
     path = next((f for f in found if f.is_file()), None)
     if path is None:
@@ -200,6 +202,8 @@ def main() -> None:
         sys.exit(f"--weekend-drop must be in [0, 1), got {args.weekend_drop}")
     if args.offsets < 1 or (args.offsets > 1 and args.observation != "window"):
         sys.exit(f"--offsets must be ≥ 1, and 1 with --observation file, got {args.offsets}")
+    if args.peak and (args.smooth > 1 or args.clip_quantile < 1 or args.divide != "none" or args.weekend_drop > 0):
+        sys.exit("--peak splits the recorded total: it cannot follow --smooth, --clip-quantile, --divide or --weekend-drop")
     if not 0 < args.clip_quantile <= 1 or args.smooth < 1:
         sys.exit(f"--clip-quantile must be in (0, 1] and --smooth ≥ 1, got {args.clip_quantile} and {args.smooth}")
     if args.tasks == "long":
@@ -234,12 +238,12 @@ def main() -> None:
             total = smoothed(total * factor, args.smooth)
             step = (hi - lo) / max(args.observations - 1, 1)  # the grid's spacing, in windows
             p_set = []
-            for offset in (int(step * i / args.offsets) for i in range(args.offsets)):
+            for offset in sorted({int(step * i / args.offsets) for i in range(args.offsets)}):  # distinct grids
                 values, at = observe(total, args.observations, args.observation, offset)
                 st = statistics(aggregate.normalise_to_peak(values), (lo + at) * WINDOW_US // DAY_US, args.weekend_days)
                 rows.append([*st[:-1], float(drawn.height), st[-1]])
                 p_set.append(st[NAMES.index("P(U ≥ 0.8) actual")])
-            spread.append((min(p_set), max(p_set)))
+            spread.append((min(p_set), max(p_set), len(p_set)))
             if args.peak:
                 values, at = observe(total, args.observations, args.observation)
                 peaks.append(peak_parts(parts, drawn, args.column, lo, int(at[np.argmax(values)]), float(values.mean()),
@@ -251,18 +255,20 @@ def main() -> None:
             lo_, hi_ = r[:, i].min(), r[:, i].max()
             ref = paper[PAPER_INDEX[name]] if name in PAPER_INDEX else None
             # the paper's one set within the range of ours: an (n − 1)/(n + 1) prediction interval of one more draw
-            vs = (f"  paper {ref:g}, ratio {med / ref:.2f}, {'inside' if lo_ <= ref <= hi_ else 'outside'} the range"
+            # (over sets × grids the rows are not independent draws: the range verdict is left out)
+            vs = (f"  paper {ref:g}, ratio {med / ref:.2f}"
+                  + (f", {'inside' if lo_ <= ref <= hi_ else 'outside'} the range" if args.offsets == 1 else "")
                   if ref else "")
             print(f"  {name:24s} median {med:.3f}  p10–p90 {p10:.3f}–{p90:.3f}  min–max {lo_:.3f}–{hi_:.3f}{vs}")
         print(f"  K-S test at 0.05 rejects the Beta in {int((r[:, -1] < 0.05).sum())} of {len(rows)} sets"
-              + (" × offsets" if args.offsets > 1 else ""))
+              + (" × grids" if args.offsets > 1 else ""))
         if peaks:  # shares of the peak's rise over the set's mean, then the heaviest task's ratio and hours
             pk = [np.median(c) if not np.isnan(c).all() else np.nan for c in np.array(peaks).T]
             print("  the peak's rise over the mean (medians over the sets): "
                   + ", ".join(f"{name} {round(v, 2) + 0.0:.2f}" for name, v in zip(PEAK_NAMES, pk)))
         if args.offsets > 1:  # how much one set's P(U ≥ 0.8) owes to where its 500 windows fall
             s = np.array(spread)
-            print(f"  P(U ≥ 0.8) actual of one set over its {args.offsets} offsets: lowest {np.median(s[:, 0]):.3f}, "
+            print(f"  P(U ≥ 0.8) actual of one set over its {int(s[:, 2].min())} grid(s): lowest {np.median(s[:, 0]):.3f}, "
                   f"highest {np.median(s[:, 1]):.3f} (medians over the sets)")
 
 

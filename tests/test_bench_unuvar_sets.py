@@ -145,6 +145,9 @@ def test_the_grid_shifts_by_its_offset_and_the_peak_is_decomposed():
     # over a mean of 3 (a set whose other windows ran fewer tasks), who runs gives 0.5 / 2 of a rise of 2
     got = unuvar_sets.peak_parts([series.lazy()], drawn, "avg", 0, 3, 3.0, 5.0)
     assert got[:2] == pytest.approx([0.25, 0.75]) and np.isnan(got[2])
+    # no rise, or no task running at the peak window: nothing to split
+    assert np.isnan(unuvar_sets.peak_parts([series.lazy()], drawn, "avg", 0, 3, 5.0, 5.0)).all()
+    assert np.isnan(unuvar_sets.peak_parts([series.lazy()], drawn, "avg", 0, 9, 3.5, 5.0)).all()
 
 
 def test_offsets_average_over_shifted_grids_and_are_refused_with_file_observations(tmp_path):
@@ -153,10 +156,14 @@ def test_offsets_average_over_shifted_grids_and_are_refused_with_file_observatio
     res = _bench(run, "--sets", 1, "--observations", WINDOWS, "--offsets", 3, "--peak")
     assert res.returncode == 0, res.stderr
     assert _stat(res.stdout, 18, "P(U ≥ 0.8) actual")[0] == "0.500"
-    assert "P(U ≥ 0.8) actual of one set over its 3 offsets: lowest 0.500, highest 0.500" in res.stdout
+    # the 3 grids are one (offset 0 three times): counted once, and no range verdict over grids
+    assert "P(U ≥ 0.8) actual of one set over its 1 grid(s): lowest 0.500, highest 0.500" in res.stdout
+    assert "inside the range" not in res.stdout and "outside the range" not in res.stdout
     # the peak window (0.2 each) is 0.05 above each task's own mean 0.15: all of the rise is the tasks' above their
     # means, 1/18 of it the heaviest's, at 1.33× its mean; no production task (the run has no task_stats: NaN)
     assert ("who runs (their own means) 0.00, tasks above their own means 1.00, of which production tasks nan, "
             "the heaviest task's rise 0.06, the heaviest task over its own mean 1.33, the heaviest task's hours 50.00") in res.stdout
     bad = _bench(run, "--offsets", 2, "--observation", "file")
     assert bad.returncode != 0 and "--offsets must be ≥ 1, and 1 with --observation file" in bad.stderr
+    bad = _bench(run, "--peak", "--smooth", 3)
+    assert bad.returncode != 0 and "--peak splits the recorded total: it cannot follow --smooth" in bad.stderr

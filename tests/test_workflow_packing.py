@@ -115,7 +115,10 @@ def test_admission_control_table_viii(packing_run):
     # the controller only removes load: never above the uncontrolled utilisation at the same step
     assert all((util[f"eps={e:g}"] <= util["without"] + 1e-12).all() for e in table["eps"])
     summary = pl.read_csv(packing_run / "results/synthetic-tiny/summary/admission.csv")
-    assert summary.height == 9 and "10.83%" in summary["paper"].to_list()
+    # per ε with the controller and the rejected share, and the uncontrolled run once
+    assert summary.height == 7 and "10.83%" in summary["paper"].to_list()
+    assert summary.filter(pl.col("quantity").str.contains("without"))["quantity"].to_list() == [
+        "P(U > 0.8) without the controller (every ε)"]
     fig = figs.unuvar_fig9_utilisation(util, 0.01, threshold)  # the rule's parameters (admission_figure)
     (ax,) = fig.axes
     bins = np.linspace(0, 1, 51)

@@ -501,6 +501,8 @@ def _combine(runs: list[AdmissionRun]) -> tuple[AdmissionRun, pl.DataFrame]:
 
 #: Unuvar Table VIII: ε → (P(U > 0.8) with, without the controller, rejection %).
 PAPER_TABLE_VIII = {0.005: ("0.012", "0.044", "10.83%"), 0.01: ("0.018", "0.044", "8.27%"), 0.02: ("0.038", "0.044", "4.12%")}
+#: Table VIII's P(U > 0.8) without the controller: one uncontrolled run, printed in each ε's row.
+PAPER_WITHOUT = "0.044"
 
 #: Issue 13's target for Table VIII's P(U > 0.8) and rejected share (item 2: "within 2× of the paper's").
 TABLE_VIII_TARGET = issue_target("Table VIII")
@@ -582,8 +584,8 @@ def headline_numbers(table: pl.DataFrame, source: str = "trace", estimator: str 
     for i, r in enumerate(table.iter_rows(named=True)):
         paper = PAPER_TABLE_VIII.get(round(r["eps"], 6), (None, None, None))
         if i == 0:  # one quantity, whatever ε (the paper's table repeats it in each row): one row
-            without = spec(r, "p_over_without", paper[1], causes["p_over_without"])
-            items.append(("P(U > 0.8) without the controller (every ε)", paper[1], r["p_over_without"], note, without))
+            without = spec(r, "p_over_without", PAPER_WITHOUT, causes["p_over_without"])
+            items.append(("P(U > 0.8) without the controller (every ε)", PAPER_WITHOUT, r["p_over_without"], note, without))
         rejected = spec(r, "rejection", paper[2], causes["rejection"], unit="%", scale=100)
         with_ = spec(r, "p_over_with", paper[0], causes["p_over_with"])
         items += [
