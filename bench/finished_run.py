@@ -11,12 +11,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "workflow"))
 from colocate.analysis import aggregate  # noqa: E402
 
 
-def run_subdir(root: Path, name: str) -> Path:
+def run_subdir(root: Path, name: str, required: bool = True) -> Path | None:
     """``root``/``name`` where ``root`` is a run's directory (results/<run>), else ``root``/results/<run>/``name`` of
-    the one run below a working directory; exits naming ``root`` where there is none, or more than one."""
+    the one run below a working directory; exits naming ``root`` where there is none (None if not ``required``), or
+    more than one."""
     if (root / name).is_dir():
         return root / name
     found = sorted(root.glob(f"results/*/{name}"))
+    if not found and not required:
+        return None
     if not found:
         sys.exit(f"{root}: neither {name}/ nor results/*/{name}/: not a finished run")
     if len(found) > 1:

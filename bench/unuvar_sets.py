@@ -128,9 +128,9 @@ PEAK_NAMES = ("who runs (their own means)", "tasks above their own means", "of w
 def production_tasks(root: Path) -> pl.DataFrame | None:
     """The run's production tasks (priority ≥ 9, Beaumont's Normal Production and above) from tasks/task_stats.parquet
     (none there: an empty frame), or None where the run has no such file."""
-    found = [root / "tasks/task_stats.parquet", *sorted(root.glob("results/*/tasks/task_stats.parquet"))]
-    path = next((f for f in found if f.is_file()), None)
-    if path is None:
+    tasks = finished_run.run_subdir(root, "tasks", required=False)
+    path = None if tasks is None else tasks / "task_stats.parquet"
+    if path is None or not path.is_file():
         return None
     return pl.read_parquet(path, columns=["job_id", "task_index", "priority"]).filter(pl.col("priority") >= 9).drop("priority")
 
@@ -224,6 +224,8 @@ def main() -> None:
               f"{args.observations} observations of a set")
         return
     production = production_tasks(args.workdir) if args.peak else None
+    step = max(hi - lo, 0) / max(args.observations - 1, 1)  # the grid's spacing, in windows (none: no windows)
+    grids = sorted({int(step * i / args.offsets) for i in range(args.offsets)})  # distinct offsets; 0 the pipeline's
     windows = np.arange(lo, hi + 1)
     factor = np.where(np.isin((windows * WINDOW_US // DAY_US) % 7, args.weekend_days), 1 - args.weekend_drop, 1.0)
     for n in sizes:
@@ -236,18 +238,16 @@ def main() -> None:
                 total = clipped_total(parts, drawn, args.column, lo, hi, args.clip_quantile)
             total = divided(total, alive, args.divide)
             total = smoothed(total * factor, args.smooth)
-            step = (hi - lo) / max(args.observations - 1, 1)  # the grid's spacing, in windows
             p_set = []
-            for offset in sorted({int(step * i / args.offsets) for i in range(args.offsets)}):  # distinct grids
+            for offset in grids:
                 values, at = observe(total, args.observations, args.observation, offset)
                 st = statistics(aggregate.normalise_to_peak(values), (lo + at) * WINDOW_US // DAY_US, args.weekend_days)
                 rows.append([*st[:-1], float(drawn.height), st[-1]])
                 p_set.append(st[NAMES.index("P(U ≥ 0.8) actual")])
-            spread.append((min(p_set), max(p_set), len(p_set)))
-            if args.peak:
-                values, at = observe(total, args.observations, args.observation)
-                peaks.append(peak_parts(parts, drawn, args.column, lo, int(at[np.argmax(values)]), float(values.mean()),
-                                        float(values.max()), production))
+                if args.peak and offset == 0:  # the pipeline's grid
+                    peaks.append(peak_parts(parts, drawn, args.column, lo, int(at[np.argmax(values)]),
+                                            float(values.mean()), float(values.max()), production))
+            spread.append((min(p_set), max(p_set)))
         r = np.array(rows)
         print(f"\n{n} tasks (cap {cap} per job)")
         for i, name in enumerate(NAMES):
@@ -257,18 +257,18 @@ def main() -> None:
             # the paper's one set within the range of ours: an (n − 1)/(n + 1) prediction interval of one more draw
             # (over sets × grids the rows are not independent draws: the range verdict is left out)
             vs = (f"  paper {ref:g}, ratio {med / ref:.2f}"
-                  + (f", {'inside' if lo_ <= ref <= hi_ else 'outside'} the range" if args.offsets == 1 else "")
+                  + (f", {'inside' if lo_ <= ref <= hi_ else 'outside'} the range" if len(grids) == 1 else "")
                   if ref else "")
             print(f"  {name:24s} median {med:.3f}  p10–p90 {p10:.3f}–{p90:.3f}  min–max {lo_:.3f}–{hi_:.3f}{vs}")
         print(f"  K-S test at 0.05 rejects the Beta in {int((r[:, -1] < 0.05).sum())} of {len(rows)} sets"
-              + (" × grids" if args.offsets > 1 else ""))
+              + (" × grids" if len(grids) > 1 else ""))
         if peaks:  # shares of the peak's rise over the set's mean, then the heaviest task's ratio and hours
             pk = [np.median(c) if not np.isnan(c).all() else np.nan for c in np.array(peaks).T]
             print("  the peak's rise over the mean (medians over the sets): "
                   + ", ".join(f"{name} {round(v, 2) + 0.0:.2f}" for name, v in zip(PEAK_NAMES, pk)))
-        if args.offsets > 1:  # how much one set's P(U ≥ 0.8) owes to where its 500 windows fall
+        if len(grids) > 1:  # how much one set's P(U ≥ 0.8) owes to where its 500 windows fall
             s = np.array(spread)
-            print(f"  P(U ≥ 0.8) actual of one set over its {int(s[:, 2].min())} grid(s): lowest {np.median(s[:, 0]):.3f}, "
+            print(f"  P(U ≥ 0.8) actual of one set over its {len(grids)} grids: lowest {np.median(s[:, 0]):.3f}, "
                   f"highest {np.median(s[:, 1]):.3f} (medians over the sets)")
 
 

@@ -156,9 +156,12 @@ def test_offsets_average_over_shifted_grids_and_are_refused_with_file_observatio
     res = _bench(run, "--sets", 1, "--observations", WINDOWS, "--offsets", 3, "--peak")
     assert res.returncode == 0, res.stderr
     assert _stat(res.stdout, 18, "P(U ≥ 0.8) actual")[0] == "0.500"
-    # the 3 grids are one (offset 0 three times): counted once, and no range verdict over grids
-    assert "P(U ≥ 0.8) actual of one set over its 1 grid(s): lowest 0.500, highest 0.500" in res.stdout
-    assert "inside the range" not in res.stdout and "outside the range" not in res.stdout
+    # the 3 grids are one (offset 0 three times): counted once, so the set's rows are independent draws again
+    assert "grids" not in res.stdout.split("\n", 1)[1] and "K-S test at 0.05 rejects the Beta in 1 of 1 sets\n" in res.stdout
+    # 600 windows observed 300 at a time: two grids (offsets 0 and 1) of one set, no range verdict over them
+    two = _bench(run, "--sets", 1, "--observations", WINDOWS // 2, "--offsets", 2)
+    assert two.returncode == 0, two.stderr
+    assert "P(U ≥ 0.8) actual of one set over its 2 grids" in two.stdout and " the range" not in two.stdout
     # the peak window (0.2 each) is 0.05 above each task's own mean 0.15: all of the rise is the tasks' above their
     # means, 1/18 of it the heaviest's, at 1.33× its mean; no production task (the run has no task_stats: NaN)
     assert ("who runs (their own means) 0.00, tasks above their own means 1.00, of which production tasks nan, "
