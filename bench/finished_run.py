@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -9,6 +10,7 @@ import polars as pl
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "workflow"))
 from colocate.analysis import aggregate  # noqa: E402
+from colocate.trace import read_table  # noqa: E402
 
 
 def run_subdir(root: Path, name: str, required: bool = True) -> Path | None:
@@ -45,3 +47,21 @@ def task_series(root: Path, pattern: str, rename: dict[str, str] | None = None
         sys.exit(f"{root}: {pattern} matches {len(runs)} runs ({', '.join(runs)}): name one")
     parts = [pl.scan_parquet(f).rename(rename or {}) for f in files]
     return (parts, *aggregate.task_records(parts))
+
+
+def capacities(trace: Path) -> pl.DataFrame:
+    """Each machine's last known CPU capacity (machine_events, every shard of ``trace``)."""
+    shards = sorted((trace / "machine_events").glob("part-*.csv.gz"))
+    if not shards:
+        sys.exit(f"{trace}: no machine_events/part-*.csv.gz")
+    events = pl.concat([read_table(s, "machine_events", ["time", "machine_id", "cpus"]) for s in shards])
+    return events.drop_nulls("cpus").sort("time").group_by("machine_id").agg(pl.col("cpus").last().alias("capacity"))
+
+
+def run_trace(run: Path) -> Path:
+    """The trace the run's map_task_usage jobs read, as their logs name it (relative to the run's working directory)."""
+    for log in sorted(run.glob("logs/map_task_usage/*.log")):
+        m = re.search(r"records from (\S+)/task_usage/part-", log.read_text())
+        if m:
+            return run.parents[1] / m.group(1)  # results/<run> lies in the working directory
+    sys.exit(f"{run}: no logs/map_task_usage/*.log names its trace: give TRACE_DIR")

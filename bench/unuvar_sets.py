@@ -28,6 +28,12 @@ Readings the pipeline does not take, to measure what they would change (issue 13
 * ``--peak``: what makes each set's peak on the pipeline's grid: the rise over the set's mean split into who runs
   then (their own means) and how far they run above their own means, the production tasks' part (priority ≥ 9, from
   the run's tasks/task_stats.parquet) and the heaviest task's.
+* ``--throttle proportional`` and ``--throttle batch-first``: each machine's total CPU bounded by its capacity
+  (machine_events of the run's trace), as a real machine bounds it and the synthetic trace does not: in every window
+  where a machine's tasks (all of them, from the map's records) sum above its capacity, every task is scaled down
+  alike, or, as Borg shares a full machine, the non-production tasks first (production tasks, priority ≥ 9, keep
+  theirs up to the capacity; the rest share what remains). Needs the run's map records and, for batch-first, its
+  tasks/task_stats.parquet.
 * ``--tasks all``: the sets drawn from every task of the trace (the map's records), not only the long ones (≥ 2 h).
   §IV-F offers the controller "30,000 task arrivals randomly selected … 154 tasks on average running": a mean life of
   154 × 29 days / 30,000 = 3.6 h, about the real trace's mean over all its tasks (133 k running at its start, task_events
@@ -35,7 +41,7 @@ Readings the pipeline does not take, to measure what they would change (issue 13
 
     python bench/unuvar_sets.py results/synthetic-default [--sets 30] [--job-cap N] [--observation file]
                                 [--weekend-drop 0.3] [--tasks all] [--clip-quantile 0.9] [--smooth 36]
-                                [--offsets 8] [--peak]
+                                [--offsets 8] [--peak] [--throttle batch-first]
                                 [--divide daily-profile]
 """
 
@@ -52,7 +58,7 @@ from scipy import stats
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "workflow"))
 import finished_run  # noqa: E402
 from colocate.analysis import aggregate, betafit  # noqa: E402
-from colocate.trace import WINDOW_US  # noqa: E402
+from colocate.trace import TRACE_START_US, WINDOW_US  # noqa: E402
 
 DAY_US = 86_400_000_000
 
@@ -135,6 +141,46 @@ def production_tasks(root: Path) -> pl.DataFrame | None:
     return pl.read_parquet(path, columns=["job_id", "task_index", "priority"]).filter(pl.col("priority") >= 9).drop("priority")
 
 
+def throttle_factors(records: pl.LazyFrame, capacity: pl.DataFrame, production: pl.DataFrame | None,
+                     how: str) -> pl.DataFrame:
+    """Per machine and window (``machine_id``, ``window``), the factors ``f_production`` and ``f_other`` that bring
+    the CPU of the machine's tasks (``records``: every task's, with ``job_id``, ``task_index``, ``machine_id``,
+    ``start_time``, ``cpu_rate``) down to its ``capacity`` (``machine_id``, ``capacity``) where they sum above it.
+
+    ``proportional``: every task alike, capacity / total. ``batch-first``, as Borg shares a full machine: the
+    ``production`` tasks (``job_id``, ``task_index``) keep theirs up to the capacity, the others share what remains.
+    Machines of unknown capacity keep their records (factors 1)."""
+    prod = (pl.DataFrame(schema={"job_id": pl.Int64, "task_index": pl.Int64}) if production is None else
+            production.select("job_id", "task_index")).with_columns(production=pl.lit(True))
+    window = ((pl.col("start_time") - TRACE_START_US) // WINDOW_US).alias("window")
+    totals = (records.select("job_id", "task_index", "machine_id", window, "cpu_rate")
+              .join(prod.lazy(), on=["job_id", "task_index"], how="left")
+              .group_by("machine_id", "window")
+              .agg(pl.col("cpu_rate").filter(pl.col("production").is_not_null()).sum().alias("p"),
+                   pl.col("cpu_rate").filter(pl.col("production").is_null()).sum().alias("o"))
+              .collect().join(capacity, on="machine_id", how="inner"))
+    c, p, o = pl.col("capacity"), pl.col("p"), pl.col("o")
+    if how == "proportional":
+        f = pl.when(p + o > c).then(c / (p + o)).otherwise(1.0)
+        return totals.select("machine_id", "window", f.alias("f_production"), f.alias("f_other"))
+    return totals.select("machine_id", "window",
+                         pl.when(p > c).then(c / p).otherwise(1.0).alias("f_production"),
+                         pl.when(p + o > c).then(((c - p).clip(0) / o).clip(0, 1)).otherwise(1.0).alias("f_other"))
+
+
+def throttled(parts, factors: pl.DataFrame, production: pl.DataFrame | None, column: str) -> list[pl.LazyFrame]:
+    """The series ``parts`` with each record's ``column`` scaled by its machine's and window's factor
+    (:func:`throttle_factors`): the production tasks' or the others'."""
+    prod = (pl.DataFrame(schema={"job_id": pl.Int64, "task_index": pl.Int64}) if production is None else
+            production.select("job_id", "task_index")).with_columns(production=pl.lit(True)).lazy()
+    window = ((pl.col("start_time") - TRACE_START_US) // WINDOW_US).alias("window")
+    f = pl.when(pl.col("production").is_not_null()).then(pl.col("f_production")).otherwise(pl.col("f_other"))
+    return [part.with_columns(window).join(prod, on=["job_id", "task_index"], how="left", maintain_order="left")
+            .join(factors.lazy(), on=["machine_id", "window"], how="left", maintain_order="left")
+            .with_columns(pl.col(column) * f.fill_null(1.0))
+            .drop("window", "production", "f_production", "f_other") for part in parts]
+
+
 def smoothed(total: np.ndarray, windows: int) -> np.ndarray:
     """The centred moving average of the total over ``windows`` 5-minute windows (1: the total itself); at the ends,
     over the windows there are."""
@@ -194,6 +240,8 @@ def main() -> None:
                     help="divide the set's total by its average daily profile or by its tasks running (a what-if)")
     ap.add_argument("--tasks", choices=("long", "all"), default="long",
                     help="draw the sets from the long tasks (the pipeline's) or from every task (§IV-F's 30,000 arrivals)")
+    ap.add_argument("--throttle", choices=("none", "proportional", "batch-first"), default="none",
+                    help="bound each machine's total CPU by its capacity: every task alike, or the non-production tasks first")
     ap.add_argument("--weekend-drop", type=float, default=0.0, help="lower the total by this share on the low days")
     ap.add_argument("--weekend-days", type=int, nargs="+", default=[5, 6],
                     help="the low days, as days since the trace start modulo 7 (synthetic.weekend_days)")
@@ -211,6 +259,16 @@ def main() -> None:
     else:  # every task's map records; their 5-minute mean CPU rate is the reduce's avg before its fixes
         parts, records, lo, hi = finished_run.task_series(args.workdir, "results/*/map/task_usage/*/records.parquet",
                                                                {"cpu_rate": "avg"})
+    if args.throttle != "none":  # every task's records set the machine totals, long or short
+        run = finished_run.run_subdir(args.workdir, "map").parent
+        production = production_tasks(args.workdir)
+        if args.throttle == "batch-first" and production is None:
+            sys.exit(f"{run}: --throttle batch-first needs the run's tasks/task_stats.parquet (its production tasks)")
+        factors = throttle_factors(pl.scan_parquet(sorted(run.glob("map/task_usage/*/records.parquet"))),
+                                   finished_run.capacities(finished_run.run_trace(run)), production, args.throttle)
+        parts = throttled(parts, factors, production, args.column)
+        print(f"throttle {args.throttle}: {(factors['f_other'] < 1).mean():.2%} of {factors.height:,} machine-windows "
+              f"above their machine's capacity; production tasks throttled in {(factors['f_production'] < 1).mean():.2%}")
     kind = "long tasks" if args.tasks == "long" else "tasks"
     print(f"{records.height:,} {kind} of {records['job_id'].n_unique():,} jobs over windows {lo}..{hi}; {args.sets} sets per size; "
           f"observation {args.observation}, weekend drop {args.weekend_drop:g}, "

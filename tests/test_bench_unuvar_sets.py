@@ -170,3 +170,61 @@ def test_offsets_average_over_shifted_grids_and_are_refused_with_file_observatio
     assert bad.returncode != 0 and "--offsets must be ≥ 1, and 1 with --observation file" in bad.stderr
     bad = _bench(run, "--peak", "--smooth", 3)
     assert bad.returncode != 0 and "--peak splits the recorded total: it cannot follow --smooth" in bad.stderr
+
+
+def test_the_throttle_bounds_each_machine_total_by_its_capacity():
+    sys.path.insert(0, str(REPO / "bench"))
+    import unuvar_sets
+
+    # machine 7 (capacity 0.5) runs production task (1, 0) and batch task (2, 0); machine 8's capacity is unknown
+    start = TRACE_START_US + np.arange(3) * WINDOW_US
+    records = pl.DataFrame({"job_id": [1, 1, 1, 2, 2, 2, 3], "task_index": [0] * 7,
+                            "machine_id": [7] * 6 + [8], "start_time": [*start, *start, start[0] + 7],
+                            "cpu_rate": [0.4, 0.6, 0.1, 0.3, 0.2, 0.1, 5.0]})
+    capacity = pl.DataFrame({"machine_id": [7], "capacity": [0.5]})
+    production = pl.DataFrame({"job_id": [1], "task_index": [0]})
+    # window 0: 0.4 + 0.3 over 0.5; window 1: 0.6 + 0.2, production alone over it; window 2: 0.2, under
+    prop = unuvar_sets.throttle_factors(records.lazy(), capacity, production, "proportional").sort("window")
+    assert prop["window"].to_list() == [0, 1, 2]
+    assert prop["f_production"].to_list() == pytest.approx([0.5 / 0.7, 0.5 / 0.8, 1.0])
+    assert prop["f_other"].to_list() == prop["f_production"].to_list()
+    first = unuvar_sets.throttle_factors(records.lazy(), capacity, production, "batch-first").sort("window")
+    assert first["f_production"].to_list() == pytest.approx([1.0, 0.5 / 0.6, 1.0])  # production keeps its own
+    assert first["f_other"].to_list() == pytest.approx([0.1 / 0.3, 0.0, 1.0])  # the batch task gets what remains
+    # the series scaled by their window's factors: machine 7's totals are its capacity at most; machine 8 unchanged
+    series = records.rename({"cpu_rate": "avg"})
+    for factors in (prop, first):
+        got = pl.concat([p.collect() for p in unuvar_sets.throttled([series.lazy()], factors, production, "avg")])
+        assert got.columns == series.columns
+        assert got.filter(pl.col("machine_id") == 7).group_by("start_time").agg(pl.col("avg").sum())["avg"].max() \
+            == pytest.approx(0.5)
+        assert got.filter(pl.col("machine_id") == 8)["avg"].to_list() == [5.0]
+    got = pl.concat([p.collect() for p in unuvar_sets.throttled([series.lazy()], first, production, "avg")])
+    assert got.filter(pl.col("job_id") == 2)["avg"].to_list() == pytest.approx([0.1, 0.0, 0.1])
+
+
+def test_the_throttle_on_a_run_reads_its_trace_and_refuses_batch_first_without_its_tasks(tmp_path):
+    from colocate.trace import write_table
+
+    run = _fake_run(tmp_path)
+    # every map task (60 of them, 0.05 / 0.15) on machine 7 of capacity 6: the totals 3 / 9 are cut to 3 / 6
+    recs = pl.read_parquet(run / "map/task_usage/batch-00000-00000-of-00001/records.parquet")
+    recs.with_columns(machine_id=pl.lit(7, pl.Int64)).write_parquet(run / "map/task_usage/batch-00000-00000-of-00001/records.parquet")
+    series = pl.read_parquet(run / "reduce/bucket-0/series.parquet")
+    series.with_columns(machine_id=pl.lit(7, pl.Int64)).write_parquet(run / "reduce/bucket-0/series.parquet")
+    trace = tmp_path / "trace"
+    (trace / "machine_events").mkdir(parents=True)
+    write_table(pl.DataFrame({"time": [0], "machine_id": [7], "event_type": [0], "platform_id": ["p"], "cpus": [6.0],
+                              "memory": [0.5]}), trace / "machine_events/part-00000-of-00001.csv.gz", "machine_events")
+    (run / "logs/map_task_usage").mkdir(parents=True)
+    (run / "logs/map_task_usage/batch-00000-00000-of-00001.log").write_text(
+        "INFO read 36000 records from trace/task_usage/part-00000-of-00001.csv.gz\n")
+    res = _bench(run, "--sets", 1, "--observations", WINDOWS, "--throttle", "proportional")
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.startswith("throttle proportional: 50.00% of 600 machine-windows above their machine's capacity; "
+                                 "production tasks throttled in 50.00%")
+    # the long tasks' 0.1 / 0.2 become 0.1 / 0.2 × 6/9: U = 0.9 × 2/2.667 = 0.675 / 0.9, half at or above 0.8
+    assert float(_stat(res.stdout, 18, "mean")[0]) == pytest.approx(0.7875, abs=1e-3)
+    assert _stat(res.stdout, 18, "P(U ≥ 0.8) actual")[0] == "0.500"
+    res = _bench(run, "--sets", 1, "--observations", WINDOWS, "--throttle", "batch-first")
+    assert res.returncode != 0 and "--throttle batch-first needs the run's tasks/task_stats.parquet" in res.stderr
