@@ -58,10 +58,11 @@ def capacities(trace: Path) -> pl.DataFrame:
     return events.drop_nulls("cpus").sort("time").group_by("machine_id").agg(pl.col("cpus").last().alias("capacity"))
 
 
-def run_trace(run: Path) -> Path:
-    """The trace the run's map_task_usage jobs read, as their logs name it (relative to the run's working directory)."""
+def run_trace(run: Path, hint: str = "") -> Path:
+    """The trace the run's map_task_usage jobs read, as their logs name it (relative to the run's working directory);
+    where none does, exits naming ``run``, with the caller's ``hint``."""
     for log in sorted(run.glob("logs/map_task_usage/*.log")):
         m = re.search(r"records from (\S+)/task_usage/part-", log.read_text())
         if m:
             return run.parents[1] / m.group(1)  # results/<run> lies in the working directory
-    sys.exit(f"{run}: no logs/map_task_usage/*.log names its trace: give TRACE_DIR")
+    sys.exit(f"{run}: no logs/map_task_usage/*.log names the trace the run read{hint}")

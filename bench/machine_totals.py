@@ -48,7 +48,7 @@ def main() -> None:
     args = ap.parse_args()
     if not args.run.is_dir():
         sys.exit(f"{args.run}: no such directory (give a finished run's directory, results/<run>)")
-    trace = args.trace if args.trace is not None else run_trace(args.run)
+    trace = args.trace if args.trace is not None else run_trace(args.run, ": give TRACE_DIR")
     files = sorted(args.run.glob("map/task_usage/*/records.parquet"))
     if not files:
         sys.exit(f"{args.run}: no map/task_usage/*/records.parquet")

@@ -141,42 +141,51 @@ def production_tasks(root: Path) -> pl.DataFrame | None:
     return pl.read_parquet(path, columns=["job_id", "task_index", "priority"]).filter(pl.col("priority") >= 9).drop("priority")
 
 
+def _production_keys(production: pl.DataFrame | None) -> pl.LazyFrame:
+    """The production tasks' keys (none: an empty frame), once each, flagged ``production``."""
+    keys = (pl.DataFrame(schema={"job_id": pl.Int64, "task_index": pl.Int64}) if production is None else
+            production.select("job_id", "task_index").unique())
+    return keys.with_columns(production=pl.lit(True)).lazy()
+
+
+#: A record's 5-minute window since the trace start (the map's records start within theirs; the reduce's at theirs).
+_WINDOW = ((pl.col("start_time") - TRACE_START_US) // WINDOW_US).alias("window")
+
+
 def throttle_factors(records: pl.LazyFrame, capacity: pl.DataFrame, production: pl.DataFrame | None,
                      how: str) -> pl.DataFrame:
     """Per machine and window (``machine_id``, ``window``), the factors ``f_production`` and ``f_other`` that bring
     the CPU of the machine's tasks (``records``: every task's, with ``job_id``, ``task_index``, ``machine_id``,
-    ``start_time``, ``cpu_rate``) down to its ``capacity`` (``machine_id``, ``capacity``) where they sum above it.
+    ``start_time``, ``cpu_rate``) down to its ``capacity`` (``machine_id``, ``capacity``) where they sum above it,
+    and ``over``, whether they do.
 
     ``proportional``: every task alike, capacity / total. ``batch-first``, as Borg shares a full machine: the
-    ``production`` tasks (``job_id``, ``task_index``) keep theirs up to the capacity, the others share what remains.
-    Machines of unknown capacity keep their records (factors 1)."""
-    prod = (pl.DataFrame(schema={"job_id": pl.Int64, "task_index": pl.Int64}) if production is None else
-            production.select("job_id", "task_index")).with_columns(production=pl.lit(True))
-    window = ((pl.col("start_time") - TRACE_START_US) // WINDOW_US).alias("window")
-    totals = (records.select("job_id", "task_index", "machine_id", window, "cpu_rate")
-              .join(prod.lazy(), on=["job_id", "task_index"], how="left")
+    ``production`` tasks (``job_id``, ``task_index``) keep theirs up to the capacity, the others share what remains
+    (nothing where production alone fills it). Machines of unknown capacity keep their records (factors 1)."""
+    totals = (records.select("job_id", "task_index", "machine_id", _WINDOW, "cpu_rate")
+              .join(_production_keys(production), on=["job_id", "task_index"], how="left")
               .group_by("machine_id", "window")
               .agg(pl.col("cpu_rate").filter(pl.col("production").is_not_null()).sum().alias("p"),
                    pl.col("cpu_rate").filter(pl.col("production").is_null()).sum().alias("o"))
               .collect().join(capacity, on="machine_id", how="inner"))
     c, p, o = pl.col("capacity"), pl.col("p"), pl.col("o")
+    over = (p + o > c).alias("over")
     if how == "proportional":
         f = pl.when(p + o > c).then(c / (p + o)).otherwise(1.0)
-        return totals.select("machine_id", "window", f.alias("f_production"), f.alias("f_other"))
+        return totals.select("machine_id", "window", f.alias("f_production"), f.alias("f_other"), over)
+    rest = pl.when(o > 0).then(((c - p).clip(0) / o).clip(0, 1)).otherwise(0.0)  # no other task's CPU: 0, not 0/0
     return totals.select("machine_id", "window",
                          pl.when(p > c).then(c / p).otherwise(1.0).alias("f_production"),
-                         pl.when(p + o > c).then(((c - p).clip(0) / o).clip(0, 1)).otherwise(1.0).alias("f_other"))
+                         pl.when(p + o > c).then(rest).otherwise(1.0).alias("f_other"), over)
 
 
 def throttled(parts, factors: pl.DataFrame, production: pl.DataFrame | None, column: str) -> list[pl.LazyFrame]:
     """The series ``parts`` with each record's ``column`` scaled by its machine's and window's factor
     (:func:`throttle_factors`): the production tasks' or the others'."""
-    prod = (pl.DataFrame(schema={"job_id": pl.Int64, "task_index": pl.Int64}) if production is None else
-            production.select("job_id", "task_index")).with_columns(production=pl.lit(True)).lazy()
-    window = ((pl.col("start_time") - TRACE_START_US) // WINDOW_US).alias("window")
     f = pl.when(pl.col("production").is_not_null()).then(pl.col("f_production")).otherwise(pl.col("f_other"))
-    return [part.with_columns(window).join(prod, on=["job_id", "task_index"], how="left", maintain_order="left")
-            .join(factors.lazy(), on=["machine_id", "window"], how="left", maintain_order="left")
+    keys = _production_keys(production)
+    return [part.with_columns(_WINDOW).join(keys, on=["job_id", "task_index"], how="left", maintain_order="left")
+            .join(factors.lazy().drop("over"), on=["machine_id", "window"], how="left", maintain_order="left")
             .with_columns(pl.col(column) * f.fill_null(1.0))
             .drop("window", "production", "f_production", "f_other") for part in parts]
 
@@ -265,9 +274,9 @@ def main() -> None:
         if args.throttle == "batch-first" and production is None:
             sys.exit(f"{run}: --throttle batch-first needs the run's tasks/task_stats.parquet (its production tasks)")
         factors = throttle_factors(pl.scan_parquet(sorted(run.glob("map/task_usage/*/records.parquet"))),
-                                   finished_run.capacities(finished_run.run_trace(run)), production, args.throttle)
+                                   finished_run.capacities(finished_run.run_trace(run, " (its machine_events give --throttle the capacities)")), production, args.throttle)
         parts = throttled(parts, factors, production, args.column)
-        print(f"throttle {args.throttle}: {(factors['f_other'] < 1).mean():.2%} of {factors.height:,} machine-windows "
+        print(f"throttle {args.throttle}: {factors['over'].mean():.2%} of {factors.height:,} machine-windows "
               f"above their machine's capacity; production tasks throttled in {(factors['f_production'] < 1).mean():.2%}")
     kind = "long tasks" if args.tasks == "long" else "tasks"
     print(f"{records.height:,} {kind} of {records['job_id'].n_unique():,} jobs over windows {lo}..{hi}; {args.sets} sets per size; "

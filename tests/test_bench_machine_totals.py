@@ -87,7 +87,7 @@ def test_the_trace_defaults_to_the_one_the_logs_name_and_another_is_refused(tmp_
     assert res.returncode != 0 and f"{other}: its machine_events name none of the 2 machines" in res.stderr
     (run / "logs/map_task_usage/batch-00000-00000-of-00001.log").write_text("no trace named here\n")
     res = _bench(run)
-    assert res.returncode != 0 and "names its trace: give TRACE_DIR" in res.stderr
+    assert res.returncode != 0 and "names the trace the run read: give TRACE_DIR" in res.stderr
 
 
 def test_a_run_without_records_is_named(tmp_path):

@@ -228,3 +228,21 @@ def test_the_throttle_on_a_run_reads_its_trace_and_refuses_batch_first_without_i
     assert _stat(res.stdout, 18, "P(U ≥ 0.8) actual")[0] == "0.500"
     res = _bench(run, "--sets", 1, "--observations", WINDOWS, "--throttle", "batch-first")
     assert res.returncode != 0 and "--throttle batch-first needs the run's tasks/task_stats.parquet" in res.stderr
+
+
+def test_batch_first_gives_nothing_to_other_tasks_where_production_alone_fills_the_machine():
+    sys.path.insert(0, str(REPO / "bench"))
+    import unuvar_sets
+
+    # production 0.6 on a machine of 0.5, and a batch task that records 0 CPU: its factor is 0 (not 0/0), and the
+    # window counts as over capacity; production is listed twice and counted once
+    records = pl.DataFrame({"job_id": [1, 2], "task_index": [0, 0], "machine_id": [7, 7],
+                            "start_time": [TRACE_START_US] * 2, "cpu_rate": [0.6, 0.0]})
+    production = pl.DataFrame({"job_id": [1, 1], "task_index": [0, 0]})
+    f = unuvar_sets.throttle_factors(records.lazy(), pl.DataFrame({"machine_id": [7], "capacity": [0.5]}), production,
+                                     "batch-first")
+    assert f.row(0, named=True) == {"machine_id": 7, "window": 0, "f_production": pytest.approx(0.5 / 0.6),
+                                    "f_other": 0.0, "over": True}
+    got = pl.concat([p.collect() for p in unuvar_sets.throttled([records.rename({"cpu_rate": "avg"}).lazy()], f,
+                                                                 production, "avg")])
+    assert got["avg"].to_list() == pytest.approx([0.5, 0.0]) and got.height == 2
