@@ -38,7 +38,7 @@ import polars as pl  # noqa: E402
 from scipy import stats  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "workflow"))
-from colocate.configtypes import config_schema  # noqa: E402
+from colocate.configtypes import config_schema, fill_defaults  # noqa: E402
 from colocate.scheduling.placement_analysis import run_metrics  # noqa: E402
 from colocate.scheduling.placement_runs import run_replicate  # noqa: E402
 from colocate.scheduling.placement_workload import Experiment, policy_specs  # noqa: E402
@@ -46,17 +46,6 @@ from colocate.scheduling.placement_workload import Experiment, policy_specs  # n
 REPO = Path(__file__).resolve().parents[1]
 #: Table II, PACK: the paper's averages (printed to 2 decimals) and % reject.
 PAPER = {"mean_cpu": 0.39, "mean_memory": 0.36, "mean_gpu": 0.50, "reject_pct": 0.46}
-
-
-def defaults(schema: dict[str, Any]) -> dict[str, Any]:
-    """The defaults of an object schema's properties, nested objects filled recursively."""
-    out = {}
-    for key, sub in schema.get("properties", {}).items():
-        if "default" in sub:
-            out[key] = copy.deepcopy(sub["default"])
-        elif sub.get("type") == "object" and "properties" in sub:
-            out[key] = defaults(sub)
-    return out
 
 
 def scaled(section: dict[str, Any], factor: float, arrival_mix: str) -> dict[str, Any]:
@@ -94,7 +83,7 @@ def main() -> None:
     args = ap.parse_args()
     if args.replicates < 1 or any(not 0 < f <= 2 for f in args.factors):
         sys.exit(f"--replicates must be ≥ 1 and every --factors in (0, 2], got {args.replicates} and {args.factors}")
-    section = defaults(config_schema(REPO / "workflow/schemas")["properties"]["placement"])
+    section = fill_defaults({}, config_schema(REPO / "workflow/schemas")["properties"]["placement"])
     pack = policy_specs(["pack"], section["resources"], section["prime_resource"], section["xbalance_weights"], "placement")
     every = policy_specs(section["policies"], section["resources"], section["prime_resource"], section["xbalance_weights"],
                          "placement")

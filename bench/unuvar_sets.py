@@ -58,7 +58,7 @@ from scipy import stats
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "workflow"))
 import finished_run  # noqa: E402
 from colocate.analysis import aggregate, betafit  # noqa: E402
-from colocate.trace import TRACE_START_US, WINDOW_US  # noqa: E402
+from colocate.trace import WINDOW_US  # noqa: E402
 
 DAY_US = 86_400_000_000
 
@@ -148,10 +148,6 @@ def _production_keys(production: pl.DataFrame | None) -> pl.LazyFrame:
     return keys.with_columns(production=pl.lit(True)).lazy()
 
 
-#: A record's 5-minute window since the trace start (the map's records start within theirs; the reduce's at theirs).
-_WINDOW = ((pl.col("start_time") - TRACE_START_US) // WINDOW_US).alias("window")
-
-
 def throttle_factors(records: pl.LazyFrame, capacity: pl.DataFrame, production: pl.DataFrame | None,
                      how: str) -> pl.DataFrame:
     """Per machine and window (``machine_id``, ``window``), the factors ``f_production`` and ``f_other`` that bring
@@ -162,7 +158,7 @@ def throttle_factors(records: pl.LazyFrame, capacity: pl.DataFrame, production: 
     ``proportional``: every task alike, capacity / total. ``batch-first``, as Borg shares a full machine: the
     ``production`` tasks (``job_id``, ``task_index``) keep theirs up to the capacity, the others share what remains
     (nothing where production alone fills it). Machines of unknown capacity keep their records (factors 1)."""
-    totals = (records.select("job_id", "task_index", "machine_id", _WINDOW, "cpu_rate")
+    totals = (records.select("job_id", "task_index", "machine_id", aggregate._window(), "cpu_rate")
               .join(_production_keys(production), on=["job_id", "task_index"], how="left")
               .group_by("machine_id", "window")
               .agg(pl.col("cpu_rate").filter(pl.col("production").is_not_null()).sum().alias("p"),
@@ -184,7 +180,7 @@ def throttled(parts, factors: pl.DataFrame, production: pl.DataFrame | None, col
     (:func:`throttle_factors`): the production tasks' or the others'."""
     f = pl.when(pl.col("production").is_not_null()).then(pl.col("f_production")).otherwise(pl.col("f_other"))
     keys = _production_keys(production)
-    return [part.with_columns(_WINDOW).join(keys, on=["job_id", "task_index"], how="left", maintain_order="left")
+    return [part.with_columns(aggregate._window()).join(keys, on=["job_id", "task_index"], how="left", maintain_order="left")
             .join(factors.lazy().drop("over"), on=["machine_id", "window"], how="left", maintain_order="left")
             .with_columns(pl.col(column) * f.fill_null(1.0))
             .drop("window", "production", "f_production", "f_other") for part in parts]
@@ -268,13 +264,15 @@ def main() -> None:
     else:  # every task's map records; their 5-minute mean CPU rate is the reduce's avg before its fixes
         parts, records, lo, hi = finished_run.task_series(args.workdir, "results/*/map/task_usage/*/records.parquet",
                                                                {"cpu_rate": "avg"})
+    production = production_tasks(args.workdir) if args.peak or args.throttle != "none" else None
     if args.throttle != "none":  # every task's records set the machine totals, long or short
         run = finished_run.run_subdir(args.workdir, "map").parent
-        production = production_tasks(args.workdir)
         if args.throttle == "batch-first" and production is None:
             sys.exit(f"{run}: --throttle batch-first needs the run's tasks/task_stats.parquet (its production tasks)")
         factors = throttle_factors(pl.scan_parquet(sorted(run.glob("map/task_usage/*/records.parquet"))),
-                                   finished_run.capacities(finished_run.run_trace(run, " (its machine_events give --throttle the capacities)")), production, args.throttle)
+                                   finished_run.capacities(finished_run.run_trace(
+                                       run, " (its machine_events give --throttle the capacities)")),
+                                   production, args.throttle)
         parts = throttled(parts, factors, production, args.column)
         print(f"throttle {args.throttle}: {factors['over'].mean():.2%} of {factors.height:,} machine-windows "
               f"above their machine's capacity; production tasks throttled in {(factors['f_production'] < 1).mean():.2%}")
@@ -290,7 +288,6 @@ def main() -> None:
         print(f"too little data: the {kind}' series cover {hi - lo + 1} window(s), fewer than the "
               f"{args.observations} observations of a set")
         return
-    production = production_tasks(args.workdir) if args.peak else None
     step = max(hi - lo, 0) / max(args.observations - 1, 1)  # the grid's spacing, in windows (none: no windows)
     grids = sorted({int(step * i / args.offsets) for i in range(args.offsets)})  # distinct offsets; 0 the pipeline's
     windows = np.arange(lo, hi + 1)

@@ -15,10 +15,7 @@ sys.path.insert(0, str(REPO / "bench"))
 import placement_load  # noqa: E402
 
 
-def test_defaults_fill_nested_objects_and_scaled_loads_keep_the_section():
-    schema = {"properties": {"seed": {"default": 3}, "bsa": {"type": "object", "properties": {"budget": {"default": 16}}},
-                             "name": {"type": "string"}}}
-    assert placement_load.defaults(schema) == {"seed": 3, "bsa": {"budget": 16}}
+def test_scaled_loads_keep_the_section():
     section = {"pod_types": {"A": {"demand": [2, 24, 0], "load": 0.15}, "B": {"demand": [8, 32, 2], "load": 0.2}},
                "arrival_mix": "equal"}
     out = placement_load.scaled(section, 0.92, "load")

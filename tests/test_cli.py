@@ -30,7 +30,7 @@ import polars as pl
 import pytest
 import yaml
 from colocate import io as cio
-from colocate.configtypes import NULL_WORDS, cli_text, coerce, coerce_config, config_schema
+from colocate.configtypes import NULL_WORDS, cli_text, coerce, coerce_config, config_schema, fill_defaults
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from snakemake.cli import parse_config
@@ -722,3 +722,19 @@ def test_only_a_lock_whose_run_is_gone_from_this_host_is_removed(tmp_path, owner
     removed = "removed the lock left by a run that was killed" in res.stdout + res.stderr
     assert removed == (owner == "this-host-dead-pid")
     assert (locks / "0.output.lock").exists() != removed
+
+
+def test_fill_defaults_sets_absent_keys_recursively_and_keeps_what_is_set():
+    schema = {"properties": {"seed": {"default": 3}, "name": {"type": "string"},
+                             "bsa": {"type": "object", "default": {}, "properties": {"budget": {"default": 16},
+                                                                                       "alpha": {"default": 0.5}}}}}
+    assert fill_defaults({}, schema) == {"seed": 3, "bsa": {"budget": 16, "alpha": 0.5}}
+    given = {"seed": 9, "bsa": {"budget": 4}}
+    assert fill_defaults(given, schema) == {"seed": 9, "bsa": {"budget": 4, "alpha": 0.5}} and given["seed"] == 9
+    # the whole schema: the placement section's Table I, as the pipeline resolves it
+    placement = fill_defaults({}, SCHEMA)["placement"]
+    assert placement["seed"] == 2018 and placement["pod_types"]["A"] == {"demand": [2, 24, 0], "load": 0.15}
+    # a default is copied, not shared: filling twice gives independent objects
+    a, b = fill_defaults({}, schema), fill_defaults({}, schema)
+    a["bsa"]["budget"] = 1
+    assert b["bsa"]["budget"] == 16

@@ -19,6 +19,7 @@ type is returned as given, so validation still reports it under its own key. Pur
 
 from __future__ import annotations
 
+import copy
 import math
 import re
 from collections.abc import Mapping
@@ -51,6 +52,17 @@ def config_schema(schemas: Path) -> dict[str, Any]:
         if section != "config":
             main["properties"].setdefault(section, {"$ref": path.name})
     return _inline_refs(main, schemas)
+
+
+def fill_defaults(instance: dict[str, Any], schema: Mapping[str, Any]) -> dict[str, Any]:
+    """Set every absent key of ``instance`` that has a default in ``schema``, recursively into nested objects (Snakemake's
+    set_default stops at $ref; :func:`config_schema` inlines them); returns ``instance``."""
+    for key, sub in schema.get("properties", {}).items():
+        if key not in instance and "default" in sub:
+            instance[key] = copy.deepcopy(sub["default"])
+        if isinstance(instance.get(key), dict):
+            fill_defaults(instance[key], sub)
+    return instance
 
 
 def _inline_refs(schema: Any, base: Path) -> Any:

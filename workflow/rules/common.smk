@@ -15,7 +15,7 @@ import yaml
 from colocate import trace as _trace
 from colocate.trace import azure as _azure
 from colocate.trace import download as _download
-from colocate.configtypes import cli_text, coerce_config, config_schema
+from colocate.configtypes import cli_text, coerce_config, config_schema, fill_defaults
 
 
 def _merge(preset, explicit):
@@ -27,15 +27,6 @@ def _merge(preset, explicit):
         else:
             out[key] = value
     return out
-
-
-def _fill_defaults(instance, schema):
-    """Set every absent key that has a default, recursively (Snakemake's set_default stops at $ref)."""
-    for key, sub in schema.get("properties", {}).items():
-        if key not in instance and "default" in sub:
-            instance[key] = copy.deepcopy(sub["default"])
-        if isinstance(instance.get(key), dict):
-            _fill_defaults(instance[key], sub)
 
 
 _SCHEMAS = Path(workflow.basedir) / "workflow" / "schemas"
@@ -60,7 +51,7 @@ config.clear()
 config.update(_typed)
 _check_config(config)
 _resolved = _merge(_PRESETS[config.get("scale", "default")], config)
-_fill_defaults(_resolved, CONFIG_SCHEMA)
+fill_defaults(_resolved, CONFIG_SCHEMA)
 _check_config(_resolved)
 _download.check_url(_resolved["trace"]["url"], what="config key trace.url")
 config.clear()

@@ -512,7 +512,7 @@ TABLE_VIII_TARGET = issue_target("Table VIII")
 #: synthetic trace differs"). P(U > 0.8) without the controller does not depend on the estimator.
 _TRACE_WITHOUT = ("a thinner tail above 0.8 at §IV-C's 90% normalisation: 7 sets of 154 tasks give 0.014–0.018, as "
                   "Table VII's sets leave 1.7–4.0% of observations above 0.8 against the paper's 4.2–6.6% (Table VII rows; "
-                  "README). With each machine's total bounded by its capacity in the model (a patch, not kept) it is 0.025 "
+                  "README). With each machine's total bounded by its capacity in the model (bench/patches/machine-capacity.diff, not kept) it is 0.025 "
                   "with the non-production tasks throttled first and 0.031 with every task alike, within 2×, but Janus "
                   "Table 1's A-D rates at N = 250 / 500 then leave their tolerance; placing tasks where their mean "
                   "fits as well keeps Table 1 but gives 0.021 (README)")
