@@ -150,12 +150,13 @@ def _values_digest(df: pl.DataFrame) -> str:
 #: Issue 13 again: stratified Table 4 draws for whole-trace production jobs, and all-zero production tasks follow
 #: their job's pattern in avg: task_usage only.
 #: Issue 13, Fig 5: production tasks' means spread by production_task_balance_sigma (0.27): task_usage only.
+#: Issue 13, Table 3: small tasks' avg CV bounded by small_task_max_cv (1.0): task_usage only.
 TINY_TRACE_SEED = 20110501
 TINY_TRACE_DIGESTS = {
     "machine_events": (14727, "3af048c8b696eb04494c0b734d1c00364d5b6c9cb796034bfac8b4f7a7d663c1"),
     "job_events": (13730, "d68fc020a6ea3efbce5cb83ad2f1b33ac4c6c7e21eb6773a0b3141c128b74dc3"),
     "task_events": (39914, "d18bb78dfd1c346a5a1dc07bf2978c272c36f05e2d6015749250fde809f5d776"),
-    "task_usage": (146597, "5e41bead8ac01dd441e25bf68b97f2ca8b00b71b8720aa59cf5a2697006a5bfe"),
+    "task_usage": (146597, "6375db6b1507dd184129e27b8ee1b567baeac63cff1299acc16fbef7573869c2"),
 }
 
 
@@ -689,6 +690,35 @@ def test_dominant_jobs_carry_the_cpu_in_every_window(params, tiny):
     assert abs(per["cpu_share"].mean() - params.dominant_cpu_share) < 0.01
     assert per["cpu_share"].quantile(0.01) > 0.85  # Table 1: min 0.905; stable thanks to load-following small jobs
     assert abs(per["alive_share"].mean() - params.dominant_alive_share) < 0.06
+
+
+def _small_jobs_in_d_and_small_cv(out: dict[str, pl.DataFrame]) -> tuple[int, float]:
+    """Small jobs in D (Beaumont §3, 90% of each window's CPU) and the median avg CV of small tasks with ≥ 12 records."""
+    from colocate.analysis.jobs import flag_dominant
+
+    u = out["task_usage"].join(out["truth_jobs"].select("job_id", "large"), on="job_id")
+    jw = u.group_by("job_id", _window().alias("window")).agg(pl.col("cpu_rate").sum().alias("cpu_sum"))
+    dominant = flag_dominant(jw).filter("in_Di").join(out["truth_jobs"].select("job_id", "large"), on="job_id")
+    small_in_d = dominant.filter(~pl.col("large"))["job_id"].n_unique()
+    cv = (u.filter(~pl.col("large")).group_by(KEY)
+          .agg(pl.len().alias("n"), (pl.col("cpu_rate").std(ddof=0) / pl.col("cpu_rate").mean()).alias("cv"))
+          .filter(pl.col("n") >= 12)["cv"])
+    return small_in_d, float(cv.median())
+
+
+def test_small_tasks_cv_bound_keeps_small_jobs_out_of_d(params):
+    """``small_task_max_cv`` bounds a small task's avg CV, so that few small jobs rival a large one in D (Beaumont §3).
+
+    Janus's std lines, followed down to a small task's tiny mean, give CVs near the 0.4·√(n−1) record cap
+    (1.4–1.9 here) and spikes that reach D_i's cut at reduced scales, where few large jobs are alive (default
+    scale: 474 small jobs in D, which halved Table 3's medians). With the bound the matched small tasks sit at
+    it (their median CV), and about half as many small jobs enter D on the same seed (205 → 110 measured).
+    """
+    assert params.small_task_max_cv == 1.0
+    capped = _small_jobs_in_d_and_small_cv(synth.generate(params, SEED, truth=True))
+    loose = _small_jobs_in_d_and_small_cv(synth.generate(dataclasses.replace(params, small_task_max_cv=100.0), SEED, truth=True))
+    assert capped[1] <= 1.0 + 1e-3 < 1.2 < loose[1], (capped, loose)
+    assert capped[0] < 0.7 * loose[0], (capped, loose)
 
 
 def test_production_jobs_have_table4_daily_patterns():

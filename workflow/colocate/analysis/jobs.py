@@ -553,14 +553,16 @@ CAUSE_TASK_CAP = (
     "0.77 / 0.44 / 0.22 and Unuvar's K-S D at 88 tasks to 0.081"
 )
 CAUSE_SMALL_GRATIS = (
-    "synthetic model: small jobs enter D (D_i reaches below the few large jobs alive in a window at this scale): 333 of "
-    "D's 1,725 gratis jobs are small one-task jobs lasting the 105-minute cap; D's 1,392 large gratis jobs alone have "
-    "a median of 30.4 min, within"
+    "synthetic model: small jobs enter D where D_i reaches below the few large jobs alive in a window at this scale "
+    "(its cut falls to about 0.05 CPU). Before small tasks' CV was bounded (synthetic.small_task_max_cv), 333 of D's "
+    "1,725 gratis jobs at the default seed were small one-task jobs lasting the 105-minute cap and the median was 44 "
+    "min; with the bound at most 12 of 1,401 are, and the median is 30.6 min"
 )
 CAUSE_SHORT_PRODUCTION = (
-    "synthetic model: small jobs enter D (D_i reaches below the few large jobs alive in a window at this scale): 37 of "
-    "D's 134 production jobs are small one-task jobs lasting the 105-minute cap; D's 97 large production jobs alone "
-    "have a median of 1,677 min (28 h), within"
+    "synthetic model: D holds about 100 production jobs at this scale, and small jobs enter D where D_i reaches below "
+    "the few large jobs alive in a window. Before small tasks' CV was bounded (synthetic.small_task_max_cv), 37 of D's "
+    "134 production jobs at the default seed were small one-task jobs lasting the 105-minute cap and the median was "
+    "424 min; with the bound none of its 101 is, and the median is 1,677 min (28 h)"
 )
 
 

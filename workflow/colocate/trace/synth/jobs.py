@@ -581,6 +581,8 @@ def _task_variability(p: SynthParams, m: Model, rng: np.random.Generator) -> Non
     nrec = T["k1"] - T["k0"] + 1
     fit = (nrec >= 24) & ~T["failing"] & ~T["all_zero"]
     T["avg_std_target"] = _std_target(p, mu, T["eta_avg"], fit, "avg")
+    # Janus's lines are long tasks': a small task's CV is bounded, so that its spikes stay below D_i's cut
+    T["avg_std_target"] = np.where(T["large"], T["avg_std_target"], np.minimum(T["avg_std_target"], p.small_task_max_cv * mu))
 
 
 def _std_target(p: SynthParams, mean, eta, fit, kind: str, floor=None, n_records=None, fixed=None) -> np.ndarray:
