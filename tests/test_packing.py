@@ -765,6 +765,29 @@ def test_run_setting_headlines_and_figures(tmp_path):
 # ----------------------------------------------------------------------------- admission control on a stream (Unuvar §IV-F)
 
 
+def test_a_mean_q_of_zero_is_compared_within_the_exact_bound_of_a_rate_never_seen():
+    """No overload in any instance: the SE over instances is 0 and says nothing, so the band is the exact
+    (Clopper–Pearson) 95% upper bound of a zero count over the pooled m_abs · |E| pairs, 1 − 0.025^(1/n).
+
+    perc 99 (paper 2e-8): 4 instances × 100 machines × 1,000 realizations = 400,000 pairs, bound 9.22e-6, within.
+    Cantelli 1 (paper 3e-4): 4 × 53 × 1,000 = 212,000 pairs, where the paper's rate would give 64 overloads:
+    none seen is outside (its bound 1.74e-5 and the 2× band both miss 0).
+    """
+    from colocate.report import summary
+
+    rows = [{**pg.BASE, "instance": i, "estimator": est, "parameter": par, "m_abs": m_abs, "m": m_abs / 28, "q": 0.0,
+             "evaluations": 1000}
+            for (est, par, m_abs) in (("perc", 99.0, 100), ("Cantelli", 1.0, 53)) for i in range(4)]
+    r = {row["quantity"]: row for row in summary.rows("S", pg.headline_numbers(pl.DataFrame(rows))).iter_rows(named=True)}
+    p99 = r["perc 99: mean q"]
+    bound = 1 - 0.025 ** (1 / 400_000)
+    assert p99["within"] is True and p99["tolerance"] == f"±{bound:.3g}" and "400,000" in p99["tolerance_reason"]
+    assert r["Cantelli 1: mean q"]["within"] is False
+    # without the pair counts (results from before the column) the band stays the row's factor
+    old = summary.rows("S", pg.headline_numbers(pl.DataFrame(rows).drop("evaluations")))
+    assert old.filter(pl.col("quantity") == "perc 99: mean q")["within"].item() is False
+
+
 def test_headline_numbers_carry_their_comparison():
     """Each §5 row names its paper item; a size-based test's mean q is compared within the issue's 2× (GPA's
     within the default band), or within 2 SE over instances when that rare-event noise is wider; §6's range

@@ -350,6 +350,7 @@ class Evaluation:
     q: float
     q_machine: np.ndarray  # q(j)/|E| per machine
     utilisation: np.ndarray  # mean total usage / c per machine, over E
+    evaluations: int  # |E|: q is over m_abs · |E| (machine, realization) pairs
 
     @property
     def m(self) -> float:
@@ -377,6 +378,7 @@ def evaluate(packing: Packing, inst_eval: np.ndarray, capacity: float, m_norm: i
         q=float(over.sum() / (packing.n_bins * x.shape[1])),
         q_machine=q_machine,
         utilisation=util,
+        evaluations=int(x.shape[1]),
     )
 
 

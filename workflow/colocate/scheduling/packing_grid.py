@@ -196,6 +196,7 @@ RESULT_SCHEMA = {
     "m_norm": pl.Int32,
     "m": pl.Float64,
     "q": pl.Float64,
+    "evaluations": pl.Int32,
     "migrations": pl.Int32,
     "oversized": pl.Int32,
     "utilisation_mean": pl.Float64,
@@ -256,6 +257,7 @@ def run_setting(
                     "m_norm": ev.m_norm,
                     "m": ev.m,
                     "q": ev.q,
+                    "evaluations": ev.evaluations,
                     "migrations": packing.migrations,
                     "oversized": len(packing.oversized),
                     "utilisation_mean": float(ev.utilisation.mean()),
@@ -303,14 +305,25 @@ def _mean(frame: pl.DataFrame, column: str, estimator: str, parameter: float) ->
 def _q_tolerance(frame: pl.DataFrame, estimator: str, parameter: float, paper: str | None, base: Tolerance | None = None
                  ) -> Tolerance:
     """The tolerance of a mean q: 2 SE over instances where that noise reaches further than the ``base`` band
-    (rare overloads); ``base`` defaults to the default factor."""
+    (rare overloads); ``base`` defaults to the default factor. Where no instance overloads at all, the SE is 0
+    and says nothing: the band is then the exact (Clopper–Pearson) 95% upper bound of a rate never seen in the
+    pooled m_abs · |E| (machine, realization) pairs."""
+    from statsmodels.stats.proportion import proportion_confint
+
     from colocate.report.compare import DEFAULT_TOLERANCE, absolute, parse_number, widest
 
     base = base or DEFAULT_TOLERANCE
     p = parse_number(paper)
-    q = frame.filter((pl.col("estimator") == estimator) & ((pl.col("parameter") - parameter).abs() < 1e-12))["q"]
+    rows = frame.filter((pl.col("estimator") == estimator) & ((pl.col("parameter") - parameter).abs() < 1e-12))
+    q = rows["q"]
     if p is None or q.len() < 2:
         return base
+    if not (q > 0).any() and "evaluations" in rows.columns:
+        pairs = int((rows["m_abs"].cast(pl.Int64) * rows["evaluations"].cast(pl.Int64)).sum())
+        upper = float(proportion_confint(0, pairs, alpha=0.05, method="beta")[1])
+        never = absolute(upper, f"no overload in {pairs:,} (machine, realization) pairs over {q.len()} instances: "
+                                "the exact 95% upper bound of a rate never seen")
+        return widest(p.value, float(q.mean()), base, never)
     se = float(q.std()) / np.sqrt(q.len())
     if not (np.isfinite(se) and se > 0):
         return base
