@@ -827,11 +827,21 @@ def variability_rows(fig2: pl.DataFrame, lines: pl.DataFrame) -> list[tuple]:
     return out
 
 
+#: Measured cause where Fig 4's smallest cluster share misses the paper's (issue 13): it is the draw's.
+CAUSE_SMALLEST_CLUSTER = (
+    "the trace's draw: the smallest of 16 k-means cluster shares is an extreme of one clustering of one draw. Over 11 "
+    "default-scale runs that differ only in their random draws (trace seeds 20110501, 1 and 2, and model variants "
+    "that redraw the usage, 2026-11-27) it spans 0.24-1.97%, median 1.17%, and 9 of the 11 lie within 1.5x of the "
+    "paper's 1.4%; the largest share (13.9-16.5%) stays within on all 11"
+)
+
+
 def cluster_rows(shares: pl.DataFrame) -> list[tuple]:
     """Janus Fig 4's summary rows: the smallest and largest cluster shares beside the paper's 1.4% and 17.6%."""
-    from colocate.report.compare import Compare
+    from colocate.report.compare import Compare, cause_if_outside
 
     s = shares["share"].to_numpy()
     fig4 = Compare(item="Fig 4", unit="%", scale=100)
-    return [(f"Fig 4: smallest of {s.size} cluster shares", "1.4%", float(s.min()), "§3.5", fig4),
+    smallest = cause_if_outside("1.4%", float(s.min()), fig4, CAUSE_SMALLEST_CLUSTER)
+    return [(f"Fig 4: smallest of {s.size} cluster shares", "1.4%", float(s.min()), "§3.5", smallest),
             (f"Fig 4: largest of {s.size} cluster shares", "17.6%", float(s.max()), "§3.5", fig4)]
