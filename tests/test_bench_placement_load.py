@@ -35,6 +35,13 @@ def test_a_replicate_carries_the_paper_run_when_its_averages_round_to_the_papers
     assert got["rejects_as_few"].to_list() == [True, True, False]
 
 
+def test_time_weighted_means_hold_each_state_until_the_next_arrival():
+    """Arrivals at t = 0, 1, 3, 4 after a warm-up of one: states 0.2 (held 2) and 0.5 (held 1), the last dropped:
+    (0.2·2 + 0.5·1) / 3 = 0.3, where the mean over arrivals would be (0.2 + 0.5 + 0.9) / 3."""
+    log = pl.DataFrame({"request": [0, 1, 2, 3], "time": [0.0, 1.0, 3.0, 4.0], "mu_cpu": [0.9, 0.2, 0.5, 0.9]})
+    assert placement_load.time_weighted_means(log, ["cpu"], warmup=1) == {"mean_cpu": pytest.approx(0.3)}
+
+
 def _bench(*args) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, str(REPO / "bench" / "placement_load.py"), *map(str, args)],
                           capture_output=True, text=True)
@@ -47,6 +54,8 @@ def test_a_short_run_of_table_one_lies_where_the_pipelines_replicates_do():
     median = float(line.split("median ")[1].split()[0])
     assert 0.40 <= median <= 0.43  # the nominal 0.4167, less the rejections (the pipeline's 20: 0.400–0.429)
     assert "replicates whose three averages round to the paper's or below: 0 of 3" in res.stdout
+    weighted = next(ln for ln in res.stdout.splitlines() if "weighted by time" in ln)
+    assert 0.33 <= float(weighted.split("(medians): ")[1].split(" / ")[0]) <= 0.37  # equal rates: (0.15+0.35+0.55)/3
     assert "peak memory" in res.stdout
 
 
