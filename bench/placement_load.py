@@ -73,9 +73,13 @@ def carries_paper_run(metrics: pl.DataFrame) -> pl.DataFrame:
 def time_weighted_means(requests: pl.DataFrame, resources: list[str], warmup: int) -> dict[str, float]:
     """Average utilisation per resource weighted by time, not by arrival: each post-warm-up arrival's state holds
     until the next arrival (the last one, with nothing after it, is dropped). Table I's phases are counted in
-    arrivals, and their arrival rates differ, so this reading weights the phases by their durations instead."""
+    arrivals, and their arrival rates differ, so this reading weights the phases by their durations instead. The
+    log has no departures, so a state is taken to hold while some of its pods may already have left: an
+    approximation that reweights the phases (within a phase, Poisson arrivals see time averages)."""
     post = requests.filter(pl.col("request") >= warmup).sort("request")
     held = np.diff(post["time"].to_numpy())
+    if not held.sum() > 0:
+        raise ValueError("time-weighted means need two post-warm-up arrivals at different times")
     return {f"mean_{r}": float((post[f"mu_{r}"].to_numpy()[:-1] * held).sum() / held.sum()) for r in resources}
 
 

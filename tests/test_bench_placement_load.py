@@ -40,6 +40,8 @@ def test_time_weighted_means_hold_each_state_until_the_next_arrival():
     (0.2·2 + 0.5·1) / 3 = 0.3, where the mean over arrivals would be (0.2 + 0.5 + 0.9) / 3."""
     log = pl.DataFrame({"request": [0, 1, 2, 3], "time": [0.0, 1.0, 3.0, 4.0], "mu_cpu": [0.9, 0.2, 0.5, 0.9]})
     assert placement_load.time_weighted_means(log, ["cpu"], warmup=1) == {"mean_cpu": pytest.approx(0.3)}
+    with pytest.raises(ValueError, match="two post-warm-up arrivals"):
+        placement_load.time_weighted_means(log, ["cpu"], warmup=3)
 
 
 def _bench(*args) -> subprocess.CompletedProcess:

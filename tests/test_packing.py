@@ -766,8 +766,9 @@ def test_run_setting_headlines_and_figures(tmp_path):
 
 
 def test_a_mean_q_of_zero_is_compared_within_the_exact_bound_of_a_rate_never_seen():
-    """No overload in any instance: the SE over instances is 0 and says nothing, so the band is the exact
-    (Clopper–Pearson) 95% upper bound of a zero count over the pooled m_abs · |E| pairs, 1 − 0.025^(1/n).
+    """No overload in any instance: the SE over instances is 0 and says nothing, so the band is the upper end of
+    the exact (Clopper–Pearson) two-sided 95% interval of a zero count over the pooled m_abs · |E| pairs,
+    1 − 0.025^(1/n).
 
     perc 99 (paper 2e-8): 4 instances × 100 machines × 1,000 realizations = 400,000 pairs, bound 9.22e-6, within.
     Cantelli 1 (paper 3e-4): 4 × 53 × 1,000 = 212,000 pairs, where the paper's rate would give 64 overloads:

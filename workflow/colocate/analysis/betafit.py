@@ -224,8 +224,9 @@ UNUVAR_CAUSE = ("the aggregates are §IV-D's random sets of long tasks over 29 d
                 "grids; bench/unuvar_sets.py --throttle … --offsets 8); in the model (bench/patches/machine-capacity.diff, "
                 "measured on the whole run, not kept) either "
                 "bound lifts Janus Table 1's A-D rates at N = 250 / 500 to 0.28–0.29 / 0.16, outside the paper's "
-                "0.183 / 0.087, and leaves 149 (batch first) or 151 (alike, as without it) rows within; placing tasks where their "
-                "mean fits as well keeps Table 1 but leaves 150")
+                "0.183 / 0.087, and leaves 149 (batch first) or 151 (alike, as without it, on the model before "
+                "synthetic.small_task_max_cv) rows within; placing tasks where their mean fits as well keeps Table 1 but "
+                "leaves 150")
 
 
 _EXPLAINED = ("std", "alpha", "beta", "actual", "estimated")

@@ -556,13 +556,14 @@ CAUSE_SMALL_GRATIS = (
     "synthetic model: small jobs enter D where D_i reaches below the few large jobs alive in a window at this scale "
     "(its cut falls to about 0.05 CPU). Before small tasks' CV was bounded (synthetic.small_task_max_cv), 333 of D's "
     "1,725 gratis jobs at the default seed were small one-task jobs lasting the 105-minute cap and the median was 44 "
-    "min; with the bound at most 12 of 1,401 are, and the median is 30.6 min"
+    "min; with the bound, on that seed, at most 12 of 1,401 are (jobs of 105 minutes and at most 4 tasks) and the "
+    "median is 30.6 min, within"
 )
 CAUSE_SHORT_PRODUCTION = (
     "synthetic model: D holds about 100 production jobs at this scale, and small jobs enter D where D_i reaches below "
     "the few large jobs alive in a window. Before small tasks' CV was bounded (synthetic.small_task_max_cv), 37 of D's "
     "134 production jobs at the default seed were small one-task jobs lasting the 105-minute cap and the median was "
-    "424 min; with the bound none of its 101 is, and the median is 1,677 min (28 h)"
+    "424 min; with the bound, on that seed, none of its 101 is and the median is 1,677 min (28 h), within"
 )
 
 

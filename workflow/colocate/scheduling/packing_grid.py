@@ -306,8 +306,10 @@ def _q_tolerance(frame: pl.DataFrame, estimator: str, parameter: float, paper: s
                  ) -> Tolerance:
     """The tolerance of a mean q: 2 SE over instances where that noise reaches further than the ``base`` band
     (rare overloads); ``base`` defaults to the default factor. Where no instance overloads at all, the SE is 0
-    and says nothing: the band is then the exact (Clopper–Pearson) 95% upper bound of a rate never seen in the
-    pooled m_abs · |E| (machine, realization) pairs."""
+    and says nothing: the band is then the upper end of the exact (Clopper–Pearson) two-sided 95% interval of a
+    zero count in the pooled m_abs · |E| (machine, realization) pairs, 1 − 0.025^(1/n) ≈ 3.7/n. It takes the
+    pairs as independent (overloads cluster by instance): it bounds the noise of these realizations, not of the
+    trace's draw."""
     from statsmodels.stats.proportion import proportion_confint
 
     from colocate.report.compare import DEFAULT_TOLERANCE, absolute, parse_number, widest
@@ -322,7 +324,7 @@ def _q_tolerance(frame: pl.DataFrame, estimator: str, parameter: float, paper: s
         pairs = int((rows["m_abs"].cast(pl.Int64) * rows["evaluations"].cast(pl.Int64)).sum())
         upper = float(proportion_confint(0, pairs, alpha=0.05, method="beta")[1])
         never = absolute(upper, f"no overload in {pairs:,} (machine, realization) pairs over {q.len()} instances: "
-                                "the exact 95% upper bound of a rate never seen")
+                                "the upper end of the exact two-sided 95% interval of a zero count")
         return widest(p.value, float(q.mean()), base, never)
     se = float(q.std()) / np.sqrt(q.len())
     if not (np.isfinite(se) and se > 0):
@@ -351,7 +353,8 @@ def headline_numbers(results: pl.DataFrame) -> list[tuple]:
     Means are over instances at the base case (Best Fit, rebalancing, c = 1, clairvoyance 1, inst)
     unless a quantity says otherwise; quantities whose cells are not in ``results`` are left out.
     A mean q whose paper value is a rare-event frequency is compared within 2 SE over instances when
-    that noise is wider than the default factor (:func:`_q_tolerance`); the size-based tests' q (§5.2)
+    that noise is wider than the default factor, or, where no instance overloads, within the exact bound of a
+    zero count (:func:`_q_tolerance`); the size-based tests' q (§5.2)
     within issue 13's 2× (:func:`~colocate.report.compare.issue_target`), or those 2 SE where wider: a mean q
     of 1e-8–1e-3 is a rare-event rate that varies up to 2.8× with the trace seed alone.
     """

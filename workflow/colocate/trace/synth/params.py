@@ -513,7 +513,7 @@ class SynthParams:
     small_task_max_cv: float = _f(
         1.0, "Upper bound of a small task's avg coefficient of variation. Janus §3.3's std lines are fitted on long "
         "tasks; followed down to a small task's tiny mean they give CVs of 1.4-1.9 and spikes that, at reduced scales "
-        "(few large jobs alive, D_i's cut near 0.05), put small jobs in D (default scale: 474) and halve Beaumont "
+        "(few large jobs alive, D_i's cut near 0.05), put small jobs in D (default scale: 474) and distort Beaumont "
         "Table 3's medians. Bounded, no small task rivals a large job, as at the real trace's scale.",
         number(0.01, 100),
     )
