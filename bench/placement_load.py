@@ -13,7 +13,7 @@ paper's or below (< 0.395 / 0.365 / 0.505; the tail that measures how unlikely t
 round to exactly the paper's (a run like the paper's at that load), and either with % reject at most the paper's 0.46;
 and the medians of the averages weighted by time instead of by arrival (another reading of "measured over the
 entire experiment": Table I's phases are counted in arrivals, at different arrival rates).
-The evidence behind the README's cause C7.
+The evidence behind the README's placement cause ("Where the synthetic trace differs").
 
     python bench/placement_load.py [--replicates 1000] [--factors 1.0 0.92] [--arrival-mix equal]
 

@@ -907,3 +907,18 @@ def test_machine_concurrency_by_bucket_on_the_real_sample():
     assert whole.height > 7000 and whole["records"].sum() == usage.height
     parts = [usage.gather_every(4, offset=i).lazy() for i in range(4)]
     assert aggregate.machine_concurrency(parts).equals(whole)
+
+
+def test_fig4_smallest_share_names_its_cause_only_where_given_and_outside():
+    """A smallest share of 0.5% (the paper's 1.4%, ×1.5: outside) names the cause the caller passes (the Google
+    trace's summary) and none on another trace; 1.2% is within and names none."""
+    from colocate.report import summary
+
+    def smallest(shares, cause=""):
+        rows = summary.rows("S", ch.cluster_rows(pl.DataFrame({"cluster": range(len(shares)), "share": shares}), cause))
+        return rows.filter(pl.col("quantity").str.starts_with("Fig 4: smallest")).row(0, named=True)
+
+    low = [0.005, 0.2, 0.795]
+    assert smallest(low)["within"] is False and smallest(low)["cause"] == ""
+    assert smallest(low, ch.CAUSE_SMALLEST_CLUSTER)["cause"] == ch.CAUSE_SMALLEST_CLUSTER
+    assert smallest([0.012, 0.2, 0.788], ch.CAUSE_SMALLEST_CLUSTER)["cause"] == ""

@@ -711,14 +711,24 @@ def test_small_tasks_cv_bound_keeps_small_jobs_out_of_d(params, tiny):
 
     Janus's std lines, followed down to a small task's tiny mean, give CVs near the 0.4·√(n−1) record cap
     (1.4–1.9 here) and spikes that reach D_i's cut at reduced scales, where few large jobs are alive (default
-    scale: 474 small jobs in D, which distorted Table 3's medians: 44 and 424 min, 30.6 and 1,677 without them). With the bound the matched small tasks sit at
-    it (their median CV), and about half as many small jobs enter D on the same seed (205 → 110 measured).
+    scale: 474 small jobs in D, which distorted Table 3's medians: 44 and 424 min, 30.6 and 1,677 without them).
+    With the bound the matched small tasks sit at it (their median CV), and about half as many small jobs enter D
+    on the same seed (205 → 110 measured).
     """
     assert params.small_task_max_cv == 1.0
     capped = _small_jobs_in_d_and_small_cv(tiny)
     loose = _small_jobs_in_d_and_small_cv(synth.generate(dataclasses.replace(params, small_task_max_cv=100.0), SEED, truth=True))
     assert capped[1] <= 1.0 + 1e-3 < 1.2 < loose[1], (capped, loose)
     assert capped[0] < 0.7 * loose[0], (capped, loose)
+
+
+def test_bound_small_cv_caps_only_small_tasks():
+    """std 0.5 on mean 0.1 is CV 5: a small task's becomes 1.0 · 0.1, a large task's stays; one under the bound stays."""
+    from colocate.trace.synth.jobs import bound_small_cv
+
+    p = synth.SynthParams()
+    got = bound_small_cv(p, np.array([True, False, False]), np.array([0.5, 0.5, 0.05]), np.array([0.1, 0.1, 0.1]))
+    np.testing.assert_allclose(got, [0.5, 0.1, 0.05])
 
 
 def test_production_jobs_have_table4_daily_patterns():

@@ -1,5 +1,4 @@
 # Shared plumbing: scale presets, shard lists, code digests, resources.
-import copy
 import functools
 import glob
 import hashlib

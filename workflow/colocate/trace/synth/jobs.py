@@ -580,9 +580,13 @@ def _task_variability(p: SynthParams, m: Model, rng: np.random.Generator) -> Non
         T["eta_inst"][share] = T["eta_avg"][share] * _mean1_lognormal(rng, p.inst_scatter_sigma, nj)[job]
     nrec = T["k1"] - T["k0"] + 1
     fit = (nrec >= 24) & ~T["failing"] & ~T["all_zero"]
-    T["avg_std_target"] = _std_target(p, mu, T["eta_avg"], fit, "avg")
-    # Janus's lines are long tasks': a small task's CV is bounded, so that its spikes stay below D_i's cut
-    T["avg_std_target"] = np.where(T["large"], T["avg_std_target"], np.minimum(T["avg_std_target"], p.small_task_max_cv * mu))
+    T["avg_std_target"] = bound_small_cv(p, T["large"], _std_target(p, mu, T["eta_avg"], fit, "avg"), mu)
+
+
+def bound_small_cv(p: SynthParams, large: np.ndarray, std: np.ndarray, mean: np.ndarray) -> np.ndarray:
+    """Per task, ``std`` with a small task's at most ``small_task_max_cv``·``mean``: Janus's lines are long tasks',
+    and a small task following them down to its tiny mean would spike past D_i's cut (Beaumont §3)."""
+    return np.where(large, std, np.minimum(std, p.small_task_max_cv * mean))
 
 
 def _std_target(p: SynthParams, mean, eta, fit, kind: str, floor=None, n_records=None, fixed=None) -> np.ndarray:

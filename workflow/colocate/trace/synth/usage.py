@@ -25,7 +25,7 @@ from scipy.special import gammaincinv, ndtr, ndtri
 
 from colocate.trace import TRACE_START_US, WINDOW_US
 from colocate.trace.synth.draws import _cast, _group_mean, _group_var, _segments
-from colocate.trace.synth.jobs import Jobs, Model, Tasks, _std_target
+from colocate.trace.synth.jobs import Jobs, Model, Tasks, _std_target, bound_small_cv
 from colocate.trace.synth.params import _DAY_US, _HOUR_US, SHAPES, SynthParams
 
 
@@ -165,7 +165,7 @@ def _avg_values(p: SynthParams, T: Tasks, rec: Records, sets: _TaskSets, base_y,
     floor_y = np.sqrt(_group_var(ok, base_y[keep], n))  # patterns and levels alone
     fixed = np.where(sets.patterned, np.sqrt(_group_var(ok, (base_y * z)[keep], n)), np.nan)
     sy = _std_target(p, my, T["eta_avg"], sets.fit, "avg", floor=floor_y, n_records=sets.n_kept, fixed=fixed)
-    sy = np.where(T["large"], sy, np.minimum(sy, p.small_task_max_cv * my))  # small tasks: small_task_max_cv
+    sy = bound_small_cv(p, T["large"], sy, my)
     free = sets.match & ~sets.patterned
     y = np.minimum(base_y * _match_cv(base_y, z, owner, n, sy / my, free, keep), 1.0)
     # each task's skewness after its CV (busy: peaked, near-idle: spiky), by a monotone per-task reshaping
