@@ -1,0 +1,102 @@
+"""Measurement: Beaumont Table 1's share of alive jobs is a scale effect at the default scale (its cause's evidence).
+
+In a window, let a job of D run T_D tasks and another alive job t_N. If D holds a share f of the running tasks
+(Fig 1: 65%) and s of the alive jobs (Table 1: 5.8%), then t_N = T_D · (1 − f)/f · s/(1 − s) = 0.033 T_D at the
+paper's pair, at least one task only where T_D ≥ 30. The default scale's jobs are small (job_size_scale 0.03, at
+most 60 tasks), so its T_D is about 11 and the paper's pair is out of reach however the small jobs are drawn.
+
+Per finished run (results/<run>) it prints, over the windows of jobs/window_totals.parquet, T_D, t_N, s (the mean
+over windows, as Table 1's row), f (over task-windows, as Fig 1's) and the t_N that the paper's pair would need. On
+the real trace's start (``--sample``: a trace directory with task_events part 0 and job_events shards, by default
+the shipped sample) it prints the jobs running at the trace start (``colocation.running_tasks``), the fewest of
+them holding 90% of the CPU they request (Beaumont's D_i with requests for usage, ``jobs.flag_dominant``), and the
+share of the other jobs that end (a terminal job event) within the job_events shards' span. Then the peak memory.
+
+    python bench/alive_share.py results/synthetic-default [RUN ...] [--sample workflow/data/google-2011-sample]
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import sys
+from pathlib import Path
+
+import polars as pl
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "workflow"))
+from colocate.analysis.colocation import running_tasks  # noqa: E402
+from colocate.analysis.jobs import flag_dominant  # noqa: E402
+from colocate.trace import TRACE_START_US, EventType, read_table  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[1]
+PAPER_TASK_SHARE, PAPER_ALIVE_SHARE = 0.65, 0.058  # Beaumont Fig 1 (D's share of tasks), Table 1 (of alive jobs)
+TERMINAL = [int(e) for e in (EventType.EVICT, EventType.FAIL, EventType.FINISH, EventType.KILL, EventType.LOST)]
+
+
+def needed_other_tasks(tasks_per_d_job: float, task_share: float = PAPER_TASK_SHARE,
+                       alive_share: float = PAPER_ALIVE_SHARE) -> float:
+    """t_N = T_D · (1 − f)/f · s/(1 − s): the tasks another alive job must run for D to be ``task_share`` of the
+    running tasks and ``alive_share`` of the alive jobs."""
+    return tasks_per_d_job * (1 - task_share) / task_share * alive_share / (1 - alive_share)
+
+
+def run_shares(run: Path) -> dict[str, float]:
+    """T_D, t_N, s and f of a finished run, from its jobs/window_totals.parquet (windows with a job)."""
+    path = run / "jobs" / "window_totals.parquet"
+    if not path.is_file():
+        sys.exit(f"{path}: missing (is {run} a finished run?)")
+    t = pl.read_parquet(path).filter(pl.col("jobs") > 0)
+    if t.height == 0 or t["jobs_D"].sum() == 0:
+        sys.exit(f"{path}: no window with a job of D: too little data for Table 1")
+    other_jobs = t["jobs"].sum() - t["jobs_D"].sum()
+    return {"T_D": t["tasks_D"].sum() / t["jobs_D"].sum(),
+            "t_N": (t["tasks"].sum() - t["tasks_D"].sum()) / other_jobs if other_jobs else float("nan"),
+            "s": float((t["jobs_D"] / t["jobs"]).mean()), "f": t["tasks_D"].sum() / t["tasks"].sum()}
+
+
+def trace_start(sample: Path, cpu_share: float = 0.9) -> dict[str, float]:
+    """At the real trace's start: jobs running, the fewest holding ``cpu_share`` of the CPU requested, and the share
+    of the others that end within the job_events shards' span (hours)."""
+    events = read_table(sample / "task_events" / "part-00000-of-00500.csv.gz", "task_events",
+                        ["time", "job_id", "task_index", "machine_id", "event_type", "cpu_request"])
+    running = running_tasks(events, TRACE_START_US)
+    requests = (events.filter(pl.col("event_type") == int(EventType.SCHEDULE))
+                .group_by("job_id", "task_index").agg(pl.col("cpu_request").last()))
+    jobs = (running.join(requests, on=["job_id", "task_index"], how="left")
+            .group_by("job_id").agg(pl.len().alias("n_tasks"), pl.col("cpu_request").fill_null(0).sum().alias("cpu_sum"))
+            .with_columns(window=pl.lit(0, pl.Int32)))
+    flagged = flag_dominant(jobs, cpu_share)
+    job_events = pl.concat([read_table(f, "job_events", ["time", "job_id", "event_type"])
+                            for f in sorted((sample / "job_events").glob("part-*.csv.gz"))])
+    ended = job_events.filter(pl.col("event_type").is_in(TERMINAL)).select("job_id").unique()
+    others = flagged.filter(~pl.col("in_Di")).join(ended.with_columns(ended=pl.lit(True)), on="job_id", how="left")
+    return {"jobs": flagged.height, "D": int(flagged["in_Di"].sum()), "tasks": running.height,
+            "D_tasks": int(flagged.filter("in_Di")["n_tasks"].sum()), "others_ended": others["ended"].fill_null(False).mean(),
+            "hours": (job_events["time"].max() - TRACE_START_US) / 3.6e9}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("runs", type=Path, nargs="*", help="finished runs (results/<run>)")
+    ap.add_argument("--sample", type=Path, default=REPO / "workflow" / "data" / "google-2011-sample",
+                    help="a trace directory with task_events part 0 and job_events shards (the real trace's start)")
+    args = ap.parse_args(argv)
+    print("| run | T_D (tasks of a D job) | t_N (of another job) | s (D of alive jobs) | f (D of tasks) | "
+          "t_N the paper's pair needs |\n|---|---|---|---|---|---|")
+    for run in args.runs:
+        r = run_shares(run)
+        print(f"| {run.name} | {r['T_D']:.1f} | {r['t_N']:.2f} | {r['s']:.3f} | {r['f']:.3f} | "
+              f"{needed_other_tasks(r['T_D']):.2f} |")
+    real = trace_start(args.sample)
+    print(f"\nthe real trace's start ({args.sample}): {real['jobs']:,} jobs run {real['tasks']:,} tasks; the "
+          f"{real['D']} that request 90% of their CPU are {real['D'] / real['jobs']:.1%} of them with "
+          f"{real['D_tasks'] / real['tasks']:.1%} of the tasks (T_D {real['D_tasks'] / real['D']:.0f}); "
+          f"{real['others_ended']:.1%} of the other {real['jobs'] - real['D']:,} end within the "
+          f"{real['hours']:.1f} h of job_events shards")
+    print(f"peak memory {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
