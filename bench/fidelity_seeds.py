@@ -10,7 +10,8 @@ on it. Run the same config on other seeds, each into its own run directory (abou
 
 It prints, per section, the rows within tolerance in each run (of those compared in all), each run's total
 against the first run's (the reference: a ratio), the rows whose verdict changes with the seed with each run's
-value, and the bench's peak memory.
+value, the rows outside in every run (so the most rows within that any one draw could give, where every row that
+changes fell within), and the bench's peak memory.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from pathlib import Path
 import polars as pl
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "workflow"))
-from colocate.report.over_runs import agreement_over_runs  # noqa: E402
+from colocate.report.over_runs import agreement_over_runs, outside_in_every_run  # noqa: E402
 from colocate.report.summary import COLUMNS  # noqa: E402
 
 
@@ -54,6 +55,14 @@ def main(argv: list[str] | None = None) -> int:
     for r in flips.iter_rows(named=True):
         cells = "; ".join(f"{n} {r[f'ours {n}']} ({'in' if r[n] else 'out'})" for n in names)
         print(f"  {r['section'][:40]} | {r['quantity']}: {cells}")
+    always = outside_in_every_run(tables)
+    moving = flips.height
+    print(f"\n{always.height} rows are outside in every run: at most {total['compared'] - always.height} of "
+          f"{total['compared']} within ({(total['compared'] - always.height) / total['compared']:.1%}) on a draw where "
+          f"all {moving} rows that change fell within; of those, " + ", ".join(
+              f"{n} has {int(flips[n].sum())}" for n in names))
+    for r in always.iter_rows(named=True):
+        print(f"  {r['section'][:40]} | {r['quantity']}: " + "; ".join(f"{n} {r[f'ours {n}']}" for n in names))
     print(f"\npeak memory {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
     return 0
 

@@ -9,7 +9,7 @@ import sys
 import polars as pl
 import pytest
 
-from colocate.report.over_runs import agreement_over_runs
+from colocate.report.over_runs import agreement_over_runs, outside_in_every_run
 from colocate.report.summary import COLUMNS, combine
 from wfutil import REPO
 
@@ -42,6 +42,21 @@ def test_counts_and_flips_by_hand():
 def test_one_run_is_refused():
     with pytest.raises(ValueError, match="at least two runs"):
         agreement_over_runs({"ref": _summary([True, False, True, None], ["1", "2", "3", "4"])})
+    with pytest.raises(ValueError, match="at least two runs"):
+        outside_in_every_run({"ref": _summary([True, False, True, None], ["1", "2", "3", "4"])})
+
+
+def test_rows_outside_in_every_run_by_hand():
+    # a1 is outside in both runs; a2 and b1 in one each; b2 has no verdict; b3 is outside but not in every run
+    runs = {"ref": _summary([False, False, True, None], ["1", "2", "3", "4"]),
+            "s1": _summary([False, True, False, None], ["5", "6", "7", "4"], extra=True)}
+    runs["s1"] = runs["s1"].with_columns(pl.when(pl.col("quantity") == "b3").then(False).otherwise(pl.col("within"))
+                                         .alias("within"))
+    always = outside_in_every_run(runs)
+    assert always.to_dicts() == [{"section": "A", "quantity": "a1", "ours ref": "1", "ours s1": "5"}]
+    # every row within somewhere: none
+    assert outside_in_every_run({"ref": _summary([True, False, True, None], ["1", "2", "3", "4"]),
+                                 "s1": _summary([True, True, False, None], ["1", "5", "6", "4"])}).height == 0
 
 
 def test_the_bench_runs_as_the_readme_gives_it(tmp_path):
@@ -56,6 +71,9 @@ def test_the_bench_runs_as_the_readme_gives_it(tmp_path):
     assert "synthetic-default: 2 of 3 within (66.7%), 1.000× the reference synthetic-default" in out
     assert "seed-1: 2 of 3 within (66.7%), 1.000× the reference" in out
     assert "2 rows change their verdict" in out and "A | a2: synthetic-default 2 (out); seed-1 5 (in)" in out
+    # no row is outside in both: at most all 3 within, where the 2 that change have 1 within in each run
+    assert "0 rows are outside in every run: at most 3 of 3 within (100.0%)" in out
+    assert "synthetic-default has 1, seed-1 has 1" in out
     assert "peak memory" in out
     missing = subprocess.run([*cmd[:2], "results/synthetic-default", "results/nowhere"], cwd=tmp_path,
                              capture_output=True, text=True)

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 
 import polars as pl
 
-__all__ = ["agreement_over_runs"]
+__all__ = ["agreement_over_runs", "outside_in_every_run"]
 
 
 def agreement_over_runs(tables: Mapping[str, pl.DataFrame]) -> tuple[pl.DataFrame, pl.DataFrame]:
@@ -26,14 +26,37 @@ def agreement_over_runs(tables: Mapping[str, pl.DataFrame]) -> tuple[pl.DataFram
     if len(tables) < 2:
         raise ValueError(f"agreement over runs needs at least two runs, got {len(tables)}")
     key = ["section", "quantity"]
-    wide = None
-    for name, table in tables.items():
-        part = table.filter(pl.col("within").is_not_null()).select(
-            *key, pl.col("ours").cast(pl.String).alias(f"ours {name}"), pl.col("within").cast(pl.Boolean).alias(name))
-        wide = part if wide is None else wide.join(part, on=key, how="inner", maintain_order="left")
+    wide = _verdicts(tables)
     names = list(tables)
     by = wide.group_by("section", maintain_order=True).agg(pl.len().alias("compared"), *[pl.col(n).sum() for n in names])
     by = pl.concat([by, by.select(pl.lit("all").alias("section"), pl.all().exclude("section").sum())])
     same = pl.all_horizontal([pl.col(n) == pl.col(names[0]) for n in names[1:]])
     flips = wide.filter(~same).select(*key, *[c for n in names for c in (f"ours {n}", n)])
     return by.cast({c: pl.Int64 for c in ["compared", *names]}), flips
+
+
+def outside_in_every_run(tables: Mapping[str, pl.DataFrame]) -> pl.DataFrame:
+    """The rows compared in every run and outside tolerance in all of them, with each run's ours (``ours <run>``).
+
+    A row outside on every draw points to the model or a reading rather than to the draw. The rows compared less
+    these bound what one draw could bring within if every row that moves with the draw fell within on it. Raises
+    ValueError for fewer than two runs.
+    """
+    if len(tables) < 2:
+        raise ValueError(f"rows outside in every run need at least two runs, got {len(tables)}")
+    key = ["section", "quantity"]
+    wide = _verdicts(tables)
+    names = list(tables)
+    return wide.filter(~pl.any_horizontal(names)).select(*key, *[f"ours {n}" for n in names])
+
+
+def _verdicts(tables: Mapping[str, pl.DataFrame]) -> pl.DataFrame:
+    """The rows compared in every run (``section``, ``quantity``), with each run's ours (``ours <run>``) and verdict
+    (``<run>``), in the first run's order."""
+    wide = None
+    for name, table in tables.items():
+        part = table.filter(pl.col("within").is_not_null()).select(
+            "section", "quantity", pl.col("ours").cast(pl.String).alias(f"ours {name}"),
+            pl.col("within").cast(pl.Boolean).alias(name))
+        wide = part if wide is None else wide.join(part, on=["section", "quantity"], how="inner", maintain_order="left")
+    return wide
