@@ -2,15 +2,16 @@
 
 In a window, let a job of D run T_D tasks and another alive job t_N. If D holds a share f of the running tasks
 (Fig 1: 65%) and s of the alive jobs (Table 1: 5.8%), then t_N = T_D · (1 − f)/f · s/(1 − s) = 0.033 T_D at the
-paper's pair, at least one task only where T_D ≥ 30. The default scale's jobs are small (job_size_scale 0.03, at
+paper's pair, at least one task only where T_D ≥ 30.2. The default scale's jobs are small (job_size_scale 0.03, at
 most 60 tasks), so its T_D is about 11 and the paper's pair is out of reach however the small jobs are drawn.
 
 Per finished run (results/<run>) it prints, over the windows of jobs/window_totals.parquet, T_D, t_N, s (the mean
 over windows, as Table 1's row), f (over task-windows, as Fig 1's) and the t_N that the paper's pair would need. On
 the real trace's start (``--sample``: a trace directory with task_events part 0 and job_events shards, by default
-the shipped sample) it prints the jobs running at the trace start (``colocation.running_tasks``), the fewest of
-them holding 90% of the CPU they request (Beaumont's D_i with requests for usage, ``jobs.flag_dominant``), and the
-share of the other jobs that end (a terminal job event) within the job_events shards' span. Then the peak memory.
+the shipped sample) it prints the same row for the jobs running at the trace start (``colocation.running_tasks``),
+with the fewest of them that together request 90% of the running tasks' CPU for D (one instant's D_i, by request
+rather than usage: Beaumont's D is the union over the windows, ``jobs.flag_dominant``), and the share of the other
+jobs that end (a terminal job event) within the job_events shards' span. Then the peak memory.
 
     python bench/alive_share.py results/synthetic-default [RUN ...] [--sample workflow/data/google-2011-sample]
 """
@@ -61,8 +62,8 @@ def trace_start(sample: Path, cpu_share: float = 0.9) -> dict[str, float]:
     events = read_table(sample / "task_events" / "part-00000-of-00500.csv.gz", "task_events",
                         ["time", "job_id", "task_index", "machine_id", "event_type", "cpu_request"])
     running = running_tasks(events, TRACE_START_US)
-    requests = (events.filter(pl.col("event_type") == int(EventType.SCHEDULE))
-                .group_by("job_id", "task_index").agg(pl.col("cpu_request").last()))
+    requests = (events.filter((pl.col("event_type") == int(EventType.SCHEDULE)) & (pl.col("time") <= TRACE_START_US))
+                .group_by("job_id", "task_index").agg(pl.col("cpu_request").last()))  # as scheduled then
     jobs = (running.join(requests, on=["job_id", "task_index"], how="left")
             .group_by("job_id").agg(pl.len().alias("n_tasks"), pl.col("cpu_request").fill_null(0).sum().alias("cpu_sum"))
             .with_columns(window=pl.lit(0, pl.Int32)))
@@ -89,10 +90,13 @@ def main(argv: list[str] | None = None) -> int:
         print(f"| {run.name} | {r['T_D']:.1f} | {r['t_N']:.2f} | {r['s']:.3f} | {r['f']:.3f} | "
               f"{needed_other_tasks(r['T_D']):.2f} |")
     real = trace_start(args.sample)
+    t_d = real["D_tasks"] / real["D"]
+    t_n = (real["tasks"] - real["D_tasks"]) / (real["jobs"] - real["D"])
+    print(f"| the real trace's start (D_i by CPU request) | {t_d:.0f} | {t_n:.1f} | {real['D'] / real['jobs']:.3f} | "
+          f"{real['D_tasks'] / real['tasks']:.3f} | {needed_other_tasks(t_d):.1f} |")
     print(f"\nthe real trace's start ({args.sample}): {real['jobs']:,} jobs run {real['tasks']:,} tasks; the "
-          f"{real['D']} that request 90% of their CPU are {real['D'] / real['jobs']:.1%} of them with "
-          f"{real['D_tasks'] / real['tasks']:.1%} of the tasks (T_D {real['D_tasks'] / real['D']:.0f}); "
-          f"{real['others_ended']:.1%} of the other {real['jobs'] - real['D']:,} end within the "
+          f"{real['D']} that together request 90% of the running tasks' CPU are {real['D'] / real['jobs']:.1%} of "
+          f"the jobs; {real['others_ended']:.1%} of the other {real['jobs'] - real['D']:,} end within the "
           f"{real['hours']:.1f} h of job_events shards")
     print(f"peak memory {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
     return 0

@@ -422,7 +422,7 @@ def test_summary_rows_carry_items_units_counts_and_causes():
         assert rows[q]["scale_dependent"] and rows[q]["within"] is None
     # the README's measured cause, only where the row is outside: share of alive jobs 0.3 against 0.058
     alive = rows["Table 1: share of alive jobs (mean)"]
-    assert alive["within"] is False and "dominant_alive_share" in alive["cause"]
+    assert alive["within"] is False and "job_size_scale" in alive["cause"] and "bench/alive_share.py" in alive["cause"]
     prod = rows["Table 3: median duration of production jobs (min)"]
     assert (prod["unit"], prod["within"]) == ("min", False) and "small one-task jobs" in prod["cause"]
     assert rows["Table 3: production jobs running the whole trace"]["within"] and not rows["Table 3: production jobs running the whole trace"]["cause"]

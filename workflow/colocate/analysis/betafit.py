@@ -227,7 +227,7 @@ UNUVAR_CAUSE = ("the aggregates are §IV-D's random sets of long tasks over 29 d
                 "0.183 / 0.087, and leaves 149 (batch first) or 151 (alike, as without it, on the model before "
                 "synthetic.small_task_max_cv) rows within; placing tasks where their mean fits as well keeps Table 1 but "
                 "leaves 150. Nor is it the few production jobs that hold the sets' CPU at this scale: three times as many, "
-                "each a third as large, make the sets smoother and more Gaussian (std 0.111–0.122, skewness −0.09–0.52, "
+                "each a third as large, make the sets smoother, less skewed and closer to their Beta (std 0.111–0.122, skewness −0.09–0.52, "
                 "K-S D 0.022–0.049; 0.7–2.6% above 0.8) and leave 149 (examples/production-jobs-tripled.yaml)")
 
 

@@ -13,6 +13,8 @@ import polars as pl
 
 __all__ = ["agreement_over_runs", "outside_in_every_run"]
 
+_KEY = ("section", "quantity")  # a row of summary.csv, the same in every run
+
 
 def agreement_over_runs(tables: Mapping[str, pl.DataFrame]) -> tuple[pl.DataFrame, pl.DataFrame]:
     """Per section, the rows within tolerance in each run; and the rows whose verdict differs between runs.
@@ -23,15 +25,12 @@ def agreement_over_runs(tables: Mapping[str, pl.DataFrame]) -> tuple[pl.DataFram
     in all of them, with each run's ours (``ours <run>``) and verdict (``<run>``). Raises ValueError for fewer than
     two runs.
     """
-    if len(tables) < 2:
-        raise ValueError(f"agreement over runs needs at least two runs, got {len(tables)}")
-    key = ["section", "quantity"]
-    wide = _verdicts(tables)
+    wide = _verdicts(tables, "agreement over runs")
     names = list(tables)
     by = wide.group_by("section", maintain_order=True).agg(pl.len().alias("compared"), *[pl.col(n).sum() for n in names])
     by = pl.concat([by, by.select(pl.lit("all").alias("section"), pl.all().exclude("section").sum())])
     same = pl.all_horizontal([pl.col(n) == pl.col(names[0]) for n in names[1:]])
-    flips = wide.filter(~same).select(*key, *[c for n in names for c in (f"ours {n}", n)])
+    flips = wide.filter(~same).select(*_KEY, *[c for n in names for c in (f"ours {n}", n)])
     return by.cast({c: pl.Int64 for c in ["compared", *names]}), flips
 
 
@@ -42,21 +41,19 @@ def outside_in_every_run(tables: Mapping[str, pl.DataFrame]) -> pl.DataFrame:
     these bound what one draw could bring within if every row that moves with the draw fell within on it. Raises
     ValueError for fewer than two runs.
     """
-    if len(tables) < 2:
-        raise ValueError(f"rows outside in every run need at least two runs, got {len(tables)}")
-    key = ["section", "quantity"]
-    wide = _verdicts(tables)
+    wide = _verdicts(tables, "rows outside in every run")
     names = list(tables)
-    return wide.filter(~pl.any_horizontal(names)).select(*key, *[f"ours {n}" for n in names])
+    return wide.filter(~pl.any_horizontal(names)).select(*_KEY, *[f"ours {n}" for n in names])
 
 
-def _verdicts(tables: Mapping[str, pl.DataFrame]) -> pl.DataFrame:
-    """The rows compared in every run (``section``, ``quantity``), with each run's ours (``ours <run>``) and verdict
-    (``<run>``), in the first run's order."""
+def _verdicts(tables: Mapping[str, pl.DataFrame], what: str) -> pl.DataFrame:
+    """The rows compared in every run (:data:`_KEY`), with each run's ours (``ours <run>``) and verdict (``<run>``),
+    in the first run's order. Raises ValueError naming ``what`` for fewer than two runs."""
+    if len(tables) < 2:
+        raise ValueError(f"{what} needs at least two runs, got {len(tables)}")
     wide = None
     for name, table in tables.items():
         part = table.filter(pl.col("within").is_not_null()).select(
-            "section", "quantity", pl.col("ours").cast(pl.String).alias(f"ours {name}"),
-            pl.col("within").cast(pl.Boolean).alias(name))
-        wide = part if wide is None else wide.join(part, on=["section", "quantity"], how="inner", maintain_order="left")
+            *_KEY, pl.col("ours").cast(pl.String).alias(f"ours {name}"), pl.col("within").cast(pl.Boolean).alias(name))
+        wide = part if wide is None else wide.join(part, on=list(_KEY), how="inner", maintain_order="left")
     return wide
