@@ -27,33 +27,22 @@ import polars as pl
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "workflow"))
 from colocate.analysis.colocation import running_tasks  # noqa: E402
-from colocate.analysis.jobs import flag_dominant  # noqa: E402
+from colocate.analysis.jobs import TERMINAL_EVENTS, alive_share_identity, flag_dominant, needed_other_tasks  # noqa: E402
 from colocate.trace import TRACE_START_US, EventType, read_table  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
-PAPER_TASK_SHARE, PAPER_ALIVE_SHARE = 0.65, 0.058  # Beaumont Fig 1 (D's share of tasks), Table 1 (of alive jobs)
-TERMINAL = [int(e) for e in (EventType.EVICT, EventType.FAIL, EventType.FINISH, EventType.KILL, EventType.LOST)]
-
-
-def needed_other_tasks(tasks_per_d_job: float, task_share: float = PAPER_TASK_SHARE,
-                       alive_share: float = PAPER_ALIVE_SHARE) -> float:
-    """t_N = T_D · (1 − f)/f · s/(1 − s): the tasks another alive job must run for D to be ``task_share`` of the
-    running tasks and ``alive_share`` of the alive jobs."""
-    return tasks_per_d_job * (1 - task_share) / task_share * alive_share / (1 - alive_share)
 
 
 def run_shares(run: Path) -> dict[str, float]:
-    """T_D, t_N, s and f of a finished run, from its jobs/window_totals.parquet (windows with a job)."""
+    """T_D, t_N, s, f and the needed t_N of a finished run (``jobs.alive_share_identity`` of its
+    jobs/window_totals.parquet); exits naming the file where it is missing or has no job of D."""
     path = run / "jobs" / "window_totals.parquet"
     if not path.is_file():
         sys.exit(f"{path}: missing (is {run} a finished run?)")
-    t = pl.read_parquet(path).filter(pl.col("jobs") > 0)
-    if t.height == 0 or t["jobs_D"].sum() == 0:
+    identity = alive_share_identity(pl.read_parquet(path))
+    if identity is None:
         sys.exit(f"{path}: no window with a job of D: too little data for Table 1")
-    other_jobs = t["jobs"].sum() - t["jobs_D"].sum()
-    return {"T_D": t["tasks_D"].sum() / t["jobs_D"].sum(),
-            "t_N": (t["tasks"].sum() - t["tasks_D"].sum()) / other_jobs if other_jobs else float("nan"),
-            "s": float((t["jobs_D"] / t["jobs"]).mean()), "f": t["tasks_D"].sum() / t["tasks"].sum()}
+    return identity
 
 
 def trace_start(sample: Path, cpu_share: float = 0.9) -> dict[str, float]:
@@ -70,7 +59,7 @@ def trace_start(sample: Path, cpu_share: float = 0.9) -> dict[str, float]:
     flagged = flag_dominant(jobs, cpu_share)
     job_events = pl.concat([read_table(f, "job_events", ["time", "job_id", "event_type"])
                             for f in sorted((sample / "job_events").glob("part-*.csv.gz"))])
-    ended = job_events.filter(pl.col("event_type").is_in(TERMINAL)).select("job_id").unique()
+    ended = job_events.filter(pl.col("event_type").is_in([int(e) for e in TERMINAL_EVENTS])).select("job_id").unique()
     others = flagged.filter(~pl.col("in_Di")).join(ended.with_columns(ended=pl.lit(True)), on="job_id", how="left")
     return {"jobs": flagged.height, "D": int(flagged["in_Di"].sum()), "tasks": running.height,
             "D_tasks": int(flagged.filter("in_Di")["n_tasks"].sum()), "others_ended": others["ended"].fill_null(False).mean(),
@@ -88,7 +77,7 @@ def main(argv: list[str] | None = None) -> int:
     for run in args.runs:
         r = run_shares(run)
         print(f"| {run.name} | {r['T_D']:.1f} | {r['t_N']:.2f} | {r['s']:.3f} | {r['f']:.3f} | "
-              f"{needed_other_tasks(r['T_D']):.2f} |")
+              f"{r['needed']:.2f} |")
     real = trace_start(args.sample)
     t_d = real["D_tasks"] / real["D"]
     t_n = (real["tasks"] - real["D_tasks"]) / (real["jobs"] - real["D"])

@@ -423,6 +423,11 @@ def test_summary_rows_carry_items_units_counts_and_causes():
     # the README's measured cause, only where the row is outside: share of alive jobs 0.3 against 0.058
     alive = rows["Table 1: share of alive jobs (mean)"]
     assert alive["within"] is False and "job_size_scale" in alive["cause"] and "bench/alive_share.py" in alive["cause"]
+    # with the run's window totals the cause names its own T_D: 2 jobs of D with 24 tasks, 18 others with 27
+    totals = pl.DataFrame({"window": [0], "jobs": [20], "jobs_D": [2], "tasks": [51], "tasks_D": [24]})
+    live = {r["quantity"]: r for r in jobs.summary_rows(**_summary_inputs(), window_totals=totals).iter_rows(named=True)}
+    assert "a job of D runs 12.0 tasks in a window" in live["Table 1: share of alive jobs (mean)"]["cause"]
+    assert "the model's other jobs run 1.50)" in live["Table 1: share of alive jobs (mean)"]["cause"]
     prod = rows["Table 3: median duration of production jobs (min)"]
     assert (prod["unit"], prod["within"]) == ("min", False) and "small one-task jobs" in prod["cause"]
     assert rows["Table 3: production jobs running the whole trace"]["within"] and not rows["Table 3: production jobs running the whole trace"]["cause"]

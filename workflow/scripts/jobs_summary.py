@@ -9,6 +9,7 @@ def main(inputs, outputs, params, log):
     i = inputs
     dominant = pl.read_parquet(i.dominant)
     production = dominant.filter(pl.col("class") == "production")
+    totals = pl.read_parquet(i.windows)
     rows = jobs.summary_rows(
         table1=pl.read_csv(i.table1),
         shares=pl.read_csv(i.shares),
@@ -21,7 +22,8 @@ def main(inputs, outputs, params, log):
         durations=pl.read_csv(i.table3) if i.table3 else None,
         whole_trace_production=production["runs_whole_trace"].mean() if production.height else None,
         size_scale=params.size_scale,
-        usage_windows=pl.scan_parquet(i.windows).select(pl.col("window").max() - pl.col("window").min() + 1).collect().item(),
+        usage_windows=totals.select(pl.col("window").max() - pl.col("window").min() + 1).item(),
+        window_totals=totals,
     )
     rows.write_csv(outputs[0])
     log.info("summary:\n%s", rows)
