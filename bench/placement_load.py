@@ -12,7 +12,9 @@ many replicates carry the paper's run, with an exact (Clopper–Pearson) 95% int
 paper's or below (< 0.395 / 0.365 / 0.505; the tail that measures how unlikely the paper's run is at a load), that
 round to exactly the paper's (a run like the paper's at that load), and either with % reject at most the paper's 0.46;
 and the medians of the averages weighted by time instead of by arrival (another reading of "measured over the
-entire experiment": Table I's phases are counted in arrivals, at different arrival rates).
+entire experiment": Table I's phases are counted in arrivals, at different arrival rates). It also reads the
+snapshot at pod 3961 (Table VI's μ^sys, PACK: 0.459 / 0.396 / 0.703, the paper's second, independent reading of its
+load): the median and p1–p99 of each resource's μ^sys, and how many replicates have CPU and memory both as low.
 The evidence behind the README's placement cause ("Where the synthetic trace differs").
 
     python bench/placement_load.py [--replicates 1000] [--factors 1.0 0.92] [--arrival-mix equal]
@@ -48,6 +50,8 @@ from colocate.scheduling.placement_workload import Experiment, policy_specs  # n
 REPO = Path(__file__).resolve().parents[1]
 #: Table II, PACK: the paper's averages (printed to 2 decimals) and % reject.
 PAPER = {"mean_cpu": 0.39, "mean_memory": 0.36, "mean_gpu": 0.50, "reject_pct": 0.46}
+#: Table VI, PACK: μ^sys, the mean utilisation over the nodes at the placement of pod 3961 (printed to 3 decimals).
+PAPER_SNAPSHOT = {"cpu": 0.459, "memory": 0.396, "gpu": 0.703}
 
 
 def scaled(section: dict[str, Any], factor: float, arrival_mix: str) -> dict[str, Any]:
@@ -83,6 +87,11 @@ def time_weighted_means(requests: pl.DataFrame, resources: list[str], warmup: in
     return {f"mean_{r}": float((post[f"mu_{r}"].to_numpy()[:-1] * held).sum() / held.sum()) for r in resources}
 
 
+def snapshot_means(snapshot: pl.DataFrame, resources: list[str]) -> dict[str, float]:
+    """Table VI's μ^sys of one policy's snapshot (node, u_<resource>…): each resource's mean utilisation over the nodes."""
+    return {r: float(snapshot[f"u_{r}"].mean()) for r in resources}
+
+
 def share(k: int, n: int) -> str:
     """k of n, the share and its exact (Clopper–Pearson) 95% interval."""
     ci = stats.binomtest(k, n).proportion_ci(0.95, method="exact")
@@ -114,11 +123,12 @@ def main() -> None:
     for factor in args.factors:
         exp = Experiment.from_config(scaled(section, factor, args.arrival_mix))
         t0 = time.perf_counter()
-        metrics, by_time = [], []
+        metrics, by_time, snaps = [], [], []
         for r in range(args.replicates):  # a replicate's metrics, not its log: memory stays flat
-            log = run_replicate(exp, pack, replicate=r, **kw)[0]
+            log, snap = run_replicate(exp, pack, replicate=r, **kw)
             metrics.append(run_metrics(log, exp.resources, exp.warmup))
             by_time.append(time_weighted_means(log, exp.resources, exp.warmup))
+            snaps.append(snapshot_means(snap, list(exp.resources)))
         per = (time.perf_counter() - t0) / args.replicates
         table = carries_paper_run(pl.concat(metrics))
         print(f"\nloads × {factor:g} ({per:.2f} s a replicate of PACK; a replicate of the {len(every)} policies "
@@ -135,6 +145,12 @@ def main() -> None:
             k, few = int(table[col].sum()), int((table[col] & table["rejects_as_few"]).sum())
             print(f"  replicates whose three averages {label}: {share(k, args.replicates)}; "
                   f"of them with % reject ≤ {PAPER['reject_pct']}: {few}")
+        for res in PAPER_SNAPSHOT:
+            v = np.array([s[res] for s in snaps])
+            print(f"  μ^sys {res:6s} at pod {exp.snapshot_pod} median {np.median(v):.4f}  p1–p99 "
+                  f"{np.quantile(v, 0.01):.4f}–{np.quantile(v, 0.99):.4f}  paper {PAPER_SNAPSHOT[res]}")
+        low = sum(s["cpu"] < PAPER_SNAPSHOT["cpu"] + 0.0005 and s["memory"] < PAPER_SNAPSHOT["memory"] + 0.0005 for s in snaps)
+        print(f"  replicates whose snapshot μ^sys of CPU and memory round to the paper's or below: {share(low, args.replicates)}")
     print(f"\npeak memory {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
 
 

@@ -44,6 +44,13 @@ def test_time_weighted_means_hold_each_state_until_the_next_arrival():
         placement_load.time_weighted_means(log, ["cpu"], warmup=3)
 
 
+def test_snapshot_means_are_table_six_mean_over_the_nodes():
+    """Two nodes at CPU 0.25 / 0.75 and GPU 0 / 1: μ^sys 0.5 and 0.5; memory (0.1 + 0.3) / 2 = 0.2."""
+    snap = pl.DataFrame({"node": [0, 1], "u_cpu": [0.25, 0.75], "u_memory": [0.1, 0.3], "u_gpu": [0.0, 1.0]})
+    got = placement_load.snapshot_means(snap, ["cpu", "memory", "gpu"])
+    assert got == pytest.approx({"cpu": 0.5, "memory": 0.2, "gpu": 0.5})
+
+
 def _bench(*args) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, str(REPO / "bench" / "placement_load.py"), *map(str, args)],
                           capture_output=True, text=True)
@@ -58,6 +65,9 @@ def test_a_short_run_of_table_one_lies_where_the_pipelines_replicates_do():
     assert "replicates whose three averages round to the paper's or below: 0 of 3" in res.stdout
     weighted = next(ln for ln in res.stdout.splitlines() if "weighted by time" in ln)
     assert 0.33 <= float(weighted.split("(medians): ")[1].split(" / ")[0]) <= 0.37  # equal rates: (0.15+0.35+0.55)/3
+    snap = next(ln for ln in res.stdout.splitlines() if ln.strip().startswith("μ^sys cpu"))
+    assert 0.45 <= float(snap.split("median ")[1].split()[0]) <= 0.65  # phase III's 0.55 less what left (the pipeline's 20: 0.467–0.645)
+    assert "snapshot μ^sys of CPU and memory round to the paper's or below" in res.stdout
     assert "peak memory" in res.stdout
 
 

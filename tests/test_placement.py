@@ -507,6 +507,34 @@ def test_equal_arrival_mix_is_the_stream_without_the_option():
     assert load.time.tobytes() != absent.workload(P.stream(2018, 0, "workload")).time.tobytes()
 
 
+@pytest.mark.parametrize("mix", ["equal", "load"])
+def test_load_factor_scales_every_type_s_offered_load_through_its_lifetimes(mix):
+    """``load_factor`` f: each λ_k stays and each τ_k becomes f·τ_k, so every phase offers f × its load on every
+    resource (Fig. 1's plateaus × 0.92: CPU 0.138 / 0.322 / 0.506); the arrivals (times, kinds) are the same draws."""
+    one = pw.Experiment.from_config(TABLE_I | {"arrival_mix": mix})
+    low = pw.Experiment.from_config(TABLE_I | {"arrival_mix": mix, "load_factor": 0.92})
+    assert low.arrival_rates() == pytest.approx(one.arrival_rates())
+    assert low.mean_lifetimes() == pytest.approx(0.92 * one.mean_lifetimes())
+    assert [low.offered_load(p)[0] for p in range(3)] == pytest.approx([0.138, 0.322, 0.506])
+    for phase in range(3):
+        assert low.offered_load(phase) == pytest.approx(0.92 * one.offered_load(phase))
+    a, b = one.workload(P.stream(2018, 0, "workload")), low.workload(P.stream(2018, 0, "workload"))
+    assert a.time == pytest.approx(b.time) and (a.kind == b.kind).all()
+    assert b.lifetime == pytest.approx(0.92 * a.lifetime)
+
+
+def test_load_factor_one_is_the_stream_without_the_key_and_a_bad_one_is_refused_by_name():
+    absent = pw.Experiment.from_config(TABLE_I)
+    one = pw.Experiment.from_config(TABLE_I | {"load_factor": 1.0})
+    assert "load_factor" not in TABLE_I and absent.load_factor == 1.0
+    a, b = absent.workload(P.stream(2018, 1, "workload")), one.workload(P.stream(2018, 1, "workload"))
+    for field in ("time", "demand", "lifetime", "kind", "phase"):
+        assert getattr(a, field).tobytes() == getattr(b, field).tobytes()
+    for bad in (0, -0.5):
+        with pytest.raises(pw.ConfigError, match=r"placement\.load_factor: must be positive"):
+            pw.Experiment.from_config(TABLE_I | {"load_factor": bad})
+
+
 def test_workload_is_deterministic():
     exp = pw.Experiment.from_config(TABLE_I)
     a, b = exp.workload(P.stream(5, 1, "workload")), exp.workload(P.stream(5, 1, "workload"))

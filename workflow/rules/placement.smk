@@ -14,7 +14,7 @@ _placement.make_optimiser(PLACEMENT_CFG["optimiser"], tie_break=PLACEMENT_CFG["t
 PLACEMENT_PLUGINS = plugin_digest(
     PLACEMENT_CFG["optimiser"], *(s["kind"] for s in PLACEMENT_SPECS + PLACEMENT_TRACE_SPECS)
 )
-PLACEMENT_EXPERIMENT_KEYS = ("nodes", "resources", "capacity", "pod_types", "load_resource", "arrival_rate", "arrival_mix", "phases", "warmup", "snapshot_pod")
+PLACEMENT_EXPERIMENT_KEYS = ("nodes", "resources", "capacity", "pod_types", "load_resource", "arrival_rate", "arrival_mix", "load_factor", "phases", "warmup", "snapshot_pod")
 PLACEMENT_PARAMS = {k: PLACEMENT_CFG[k] for k in PLACEMENT_EXPERIMENT_KEYS}
 PLACEMENT_REPLICATES = list(range(PLACEMENT_CFG["replicates"]))
 PLACEMENT_CODE = ("scheduling.placement", "scheduling.placement_workload", "scheduling.placement_runs")
