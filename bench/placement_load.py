@@ -1,10 +1,13 @@
-"""Measurement: how likely is Tantawi & Steinder's Table II run under Table I's stated loads?
+"""Measurement: how likely is Tantawi & Steinder's Table II run at a given load (Table I's × a factor)?
 
 The paper's one run averages 0.39 / 0.36 / 0.50 utilisation of CPU / memory / GPU for PACK, XBAL and ABP (Table II);
-Table I's offered loads make 0.4167 / 0.3833 / 0.5333 over the arrivals. The pipeline runs 20 replicates, and the
-paper's averages lie below all of them. This runs many more replicates of the experiment with the pipeline's own
-code (``placement_runs.run_replicate``, ``placement_analysis.run_metrics``; the default config's placement section,
-its seed, so replicates 0–19 are the pipeline's), PACK alone, each with Table I's loads scaled by each ``--factor``.
+Table I's offered loads make 0.4167 / 0.3833 / 0.5333 over the arrivals, and the paper's averages lie below all
+20 of the pipeline's replicates at those loads. This runs many more replicates of the experiment with the pipeline's
+own code (``placement_runs.run_replicate``, ``placement_analysis.run_metrics``) on the schema's placement section
+(Table I's loads, ``load_factor`` 1, its seed; not config.yaml's 0.93), PACK alone, each with Table I's loads scaled
+by each ``--factor`` and the arrival mix ``--arrival-mix`` (one mix for every factor: the README's two columns are
+two runs, ``--factors 1.0`` and ``--factors 0.93 --arrival-mix load``). Replicates 0–19 at factor 1 with the equal
+mix are the stated-load run's (examples/tantawi-stated-load.yaml), at 0.93 with the load mix the default run's.
 PACK alone suffices: each policy draws from its own stream, so PACK's runs are the pipeline's, and over its 20
 replicates XBAL's averages lie between 0.006 below and 0.0004 above PACK's, ABP's within 0.002 of them, and the
 paper prints the same three averages for all three: PACK stands for them. Per factor it prints the median and p1–p99 of the three averages and of % reject, and how
@@ -13,11 +16,11 @@ paper's or below (< 0.395 / 0.365 / 0.505; the tail that measures how unlikely t
 round to exactly the paper's (a run like the paper's at that load), and either with % reject at most the paper's 0.46;
 and the medians of the averages weighted by time instead of by arrival (another reading of "measured over the
 entire experiment": Table I's phases are counted in arrivals, at different arrival rates). It also reads the
-snapshot at pod 3961 (Table VI's μ^sys, PACK: 0.459 / 0.396 / 0.703, the paper's second, independent reading of its
-load): the median and p1–p99 of each resource's μ^sys, and how many replicates have CPU and memory both as low.
-The evidence behind the README's placement cause ("Where the synthetic trace differs").
+snapshot at pod 3961 (Table VI's μ^sys, PACK: 0.459 / 0.396 / 0.703, another reading of the same run, so not
+independent of its averages): the median and p1–p99 of each resource's μ^sys, and how many replicates have CPU and
+memory both as low. The evidence behind the default's placement.load_factor (README, "The placement load").
 
-    python bench/placement_load.py [--replicates 1000] [--factors 1.0 0.92] [--arrival-mix equal]
+    python bench/placement_load.py [--replicates 1000] [--factors 1.0 0.93] [--arrival-mix equal]
 
 It prints the peak memory (resource.getrusage) and the time per replicate, against a full replicate of the four
 policies (the pipeline's placement_run job) measured in the same run.
@@ -101,9 +104,9 @@ def share(k: int, n: int) -> str:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--replicates", type=int, default=1000)
-    ap.add_argument("--factors", type=float, nargs="+", default=[1.0, 0.92], help="Table I's loads × each factor")
+    ap.add_argument("--factors", type=float, nargs="+", default=[1.0, 0.93], help="Table I's loads × each factor")
     ap.add_argument("--arrival-mix", choices=("equal", "load"), default="equal",
-                    help="pod types arriving at equal rates (the default config's) or in proportion to their load")
+                    help="pod types arriving at equal rates (the schema default; the stated-load example) or in proportion to their load (the default run)")
     args = ap.parse_args()
     if args.replicates < 1 or any(not 0 < f <= 2 for f in args.factors):
         sys.exit(f"--replicates must be ≥ 1 and every --factors in (0, 2], got {args.replicates} and {args.factors}")

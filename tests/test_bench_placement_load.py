@@ -66,7 +66,7 @@ def test_a_short_run_of_table_one_lies_where_the_pipelines_replicates_do():
     weighted = next(ln for ln in res.stdout.splitlines() if "weighted by time" in ln)
     assert 0.33 <= float(weighted.split("(medians): ")[1].split(" / ")[0]) <= 0.37  # equal rates: (0.15+0.35+0.55)/3
     snap = next(ln for ln in res.stdout.splitlines() if ln.strip().startswith("μ^sys cpu"))
-    assert 0.45 <= float(snap.split("median ")[1].split()[0]) <= 0.65  # phase III's 0.55 less what left (the pipeline's 20: 0.467–0.645)
+    assert 0.45 <= float(snap.split("median ")[1].split()[0]) <= 0.65  # phase III's 0.55 less what left (the stated-load run's 20: 0.467–0.645)
     assert "snapshot μ^sys of CPU and memory round to the paper's or below" in res.stdout
     assert "peak memory" in res.stdout
 

@@ -197,6 +197,7 @@ rule placement_summary:
         f"{RESULTS}/summary/placement.csv",
     params:
         code=code_digest("scheduling.placement_analysis", "report.summary"),
+        load_factor=PLACEMENT_CFG["load_factor"],
     log:
         f"{RESULTS}/logs/placement_summary.log",
     benchmark:

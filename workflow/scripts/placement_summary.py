@@ -6,7 +6,8 @@ from colocate.scheduling.placement_analysis import summary_rows
 
 
 def main(inputs, outputs, params, log):
-    frame = summary_rows(**{k: pl.read_csv(getattr(inputs, k)) for k in ("table2", "table3", "table8", "replicates", "tests", "bsa")})
+    tables = {k: pl.read_csv(getattr(inputs, k)) for k in ("table2", "table3", "table8", "replicates", "tests", "bsa")}
+    frame = summary_rows(**tables, load_factor=params.load_factor)
     frame.write_csv(outputs[0])
     log.info("%d summary rows", frame.height)
 

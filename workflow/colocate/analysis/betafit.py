@@ -222,7 +222,7 @@ UNUVAR_CAUSE = ("the aggregates are §IV-D's random sets of long tasks over 29 d
                 "the sets' share only to 1.6 / 2.0 / 2.6 / 2.0% with the non-production tasks throttled first, as "
                 "Borg shares a full machine, and 1.6 / 2.2 / 2.8 / 2.5% with every task alike (medians over 30 sets × 8 "
                 "grids; bench/unuvar_sets.py --throttle … --offsets 8); in the model (bench/patches/machine-capacity.diff, "
-                "measured on the whole run, not kept) either "
+                "measured on the whole run at Table I's stated placement load, not kept) either "
                 "bound lifts Janus Table 1's A-D rates at N = 250 / 500 to 0.28–0.29 / 0.16, outside the paper's "
                 "0.183 / 0.087, and leaves 149 (batch first) or 151 (alike, as without it, on the model before "
                 "synthetic.small_task_max_cv) rows within; placing tasks where their mean fits as well keeps Table 1 but "

@@ -168,7 +168,7 @@ def compare(paper: object, ours: object, spec: Compare | None = None) -> dict:
     }
 
 
-def cause_if_outside(paper: object, ours: object, spec: Compare, cause: str) -> Compare:
+def cause_if_outside(paper: object, ours: object, spec: Compare, cause: str | None) -> Compare:
     """``spec`` naming ``cause`` if the row is outside its tolerance, else ``spec`` as it is.
 
     A measured cause explains a deviation; on a run where the row agrees, it is left out.

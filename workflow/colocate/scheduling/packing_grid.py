@@ -340,8 +340,8 @@ CAUSE_Q_TAILS = (
     "synthetic model, two sources measured on the model before the small-job and production-balance changes of commit 1264356: the top 2% of tasks by mean (σ ≈ 0.11, 27% of the inst variance) each "
     "dominate a machine, leaving a ≈ 3σ margin (a quarter of the machines, 44–78% of q); and spiky tasks' far tail, "
     "P(X > μ + 3σ) = 1.4% against 0.13% for a Gaussian. Excluding the first or trimming the second cuts q 2.4–20×. "
-    "Not R: R = 10,000 gives the same q. q also varies up to 2.8× with the trace seed (Cantelli 1: 4.3e-4 to 1.2e-3 "
-    "over three seeds). Capping task means at 0.2 (synthetic.task_cpu_max, 0.5) cuts q 2–8× on two seeds, but lowers "
+    "Not R: R = 10,000 gives the same q. q also varies with the trace seed (Cantelli 1: 3.6e-4 to 2.1e-3, 5.9×, "
+    "over nine seeds). Capping task means at 0.2 (synthetic.task_cpu_max, 0.5) cuts q 2–8× on two seeds, but lowers "
     "Janus Table 1's A-D rates at N = 30 / 50 by 0.11–0.18, and the real sample window has 1.8% of its records "
     "above 0.2 (the model 0.07%): the cap would fit the paper's q, not the trace"
 )
@@ -356,7 +356,7 @@ def headline_numbers(results: pl.DataFrame) -> list[tuple]:
     that noise is wider than the default factor, or, where no instance overloads, within the exact bound of a
     zero count (:func:`_q_tolerance`); the size-based tests' q (§5.2)
     within issue 13's 2× (:func:`~colocate.report.compare.issue_target`), or those 2 SE where wider: a mean q
-    of 1e-8–1e-3 is a rare-event rate that varies up to 2.8× with the trace seed alone.
+    of 1e-8–1e-3 is a rare-event rate that varies 6–27× over nine trace seeds alone.
     """
     from colocate.report.compare import (
         DEFAULT_TOLERANCE,
@@ -383,7 +383,7 @@ def headline_numbers(results: pl.DataFrame) -> list[tuple]:
     for est, par, paper in (("Cantelli", 1.0, "3e-4"), ("Cantelli", 1.7, "2e-6"), ("perc", 90, "7e-5"),
                             ("perc", 95, "5e-6"), ("perc", 99, "2e-8"), ("perc", 100, "0")):
         value = _mean(base, "q", est, par)
-        target = issue_target("the packing tails (a rare-event rate, up to 2.8× apart over trace seeds)")
+        target = issue_target("the packing tails (a rare-event rate, 6–27× apart over nine trace seeds)")
         spec = cause_if_outside(paper, value, Compare(item="§5.2", tolerance=_q_tolerance(base, est, par, paper, target)),
                                 CAUSE_Q_TAILS)
         add(f"{'max' if par == 100 else f'{est} {par:g}'}: mean q", paper, value, "§5.2", spec)

@@ -22,8 +22,8 @@
   Either way τ_k · λ_k, hence each type's offered load (:meth:`Experiment.offered_load`), is the
   same; only the proportions of the types among arrivals, and so the lifetimes, change.
   ``load_factor`` scales every type's offered load (its lifetimes; the rates stay): 1 is Table I as
-  stated; the default run's 0.92 is the load the paper's own measurements imply (Table II's averages,
-  Table VI's μ^sys at pod 3961; README, "The placement load").
+  stated; the default run's 0.93 is the load inferred from the paper's readings of its run (Table II's
+  averages; README, "The placement load").
 * :func:`analytic_demand` gives the mixture mean μ^dem and covariance Σ^dem of relative demand
   (Tables IV–V, "analytic").
 * :func:`trace_requests` builds a two-resource request stream and a set of nodes from the trace:
