@@ -27,7 +27,7 @@ import polars as pl
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "workflow"))
 from colocate.analysis.colocation import running_tasks  # noqa: E402
-from colocate.analysis.jobs import TERMINAL_EVENTS, alive_share_identity, flag_dominant, needed_other_tasks  # noqa: E402
+from colocate.analysis.jobs import TERMINAL_EVENTS, alive_share_identity, flag_dominant  # noqa: E402
 from colocate.trace import TRACE_START_US, EventType, read_table  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
@@ -76,13 +76,13 @@ def main(argv: list[str] | None = None) -> int:
           "t_N the paper's pair needs |\n|---|---|---|---|---|---|")
     for run in args.runs:
         r = run_shares(run)
-        print(f"| {run.name} | {r['T_D']:.1f} | {r['t_N']:.2f} | {r['s']:.3f} | {r['f']:.3f} | "
-              f"{r['needed']:.2f} |")
+        print(f"| {run.name} | {r['T_D']:.1f} | {r['t_N']:.2f} | {r['s']:.3f} | {r['f']:.3f} | {r['needed']:.2f} |")
     real = trace_start(args.sample)
-    t_d = real["D_tasks"] / real["D"]
-    t_n = (real["tasks"] - real["D_tasks"]) / (real["jobs"] - real["D"])
-    print(f"| the real trace's start (D_i by CPU request) | {t_d:.0f} | {t_n:.1f} | {real['D'] / real['jobs']:.3f} | "
-          f"{real['D_tasks'] / real['tasks']:.3f} | {needed_other_tasks(t_d):.1f} |")
+    # the start as one window of jobs/window_totals.parquet, so the same identity reads it
+    r = alive_share_identity(pl.DataFrame({"window": [0], "jobs": [real["jobs"]], "jobs_D": [real["D"]],
+                                           "tasks": [real["tasks"]], "tasks_D": [real["D_tasks"]]}))
+    print(f"| the real trace's start (D_i by CPU request) | {r['T_D']:.0f} | {r['t_N']:.1f} | {r['s']:.3f} | "
+          f"{r['f']:.3f} | {r['needed']:.1f} |")
     print(f"\nthe real trace's start ({args.sample}): {real['jobs']:,} jobs run {real['tasks']:,} tasks; the "
           f"{real['D']} that together request 90% of the running tasks' CPU are {real['D'] / real['jobs']:.1%} of "
           f"the jobs; {real['others_ended']:.1%} of the other {real['jobs'] - real['D']:,} end within the "

@@ -58,10 +58,10 @@ PAPER_SNAPSHOT = {"cpu": 0.459, "memory": 0.396, "gpu": 0.703}
 
 
 def scaled(section: dict[str, Any], factor: float, arrival_mix: str) -> dict[str, Any]:
-    """The placement section with every pod type's offered load × ``factor`` and the given arrival mix."""
+    """The placement section with its ``load_factor`` × ``factor`` (every pod type's offered load, through the
+    library's own key) and the given arrival mix."""
     out = copy.deepcopy(section)
-    for pod in out["pod_types"].values():
-        pod["load"] = pod["load"] * factor
+    out["load_factor"] = section.get("load_factor", 1.0) * factor
     out["arrival_mix"] = arrival_mix
     return out
 

@@ -19,8 +19,10 @@ def test_scaled_loads_keep_the_section():
     section = {"pod_types": {"A": {"demand": [2, 24, 0], "load": 0.15}, "B": {"demand": [8, 32, 2], "load": 0.2}},
                "arrival_mix": "equal"}
     out = placement_load.scaled(section, 0.92, "load")
-    assert [p["load"] for p in out["pod_types"].values()] == pytest.approx([0.138, 0.184])
-    assert out["arrival_mix"] == "load" and section["pod_types"]["A"]["load"] == 0.15  # the input is left as it was
+    assert out["load_factor"] == pytest.approx(0.92) and out["arrival_mix"] == "load"
+    assert placement_load.scaled(out, 0.5, "equal")["load_factor"] == pytest.approx(0.46)  # on top of the section's own
+    assert "load_factor" not in section and section["arrival_mix"] == "equal"  # the input is left as it was
+    assert [p["load"] for p in out["pod_types"].values()] == [0.15, 0.2]  # Table I's loads stay as stated
 
 
 def test_a_replicate_carries_the_paper_run_when_its_averages_round_to_the_papers_or_below():

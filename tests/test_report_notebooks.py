@@ -95,3 +95,15 @@ def test_html_shows_sources_outputs_and_figures_the_same_way_each_time():
     assert "05 — Jobs and failures" in html and "dominant jobs: 42" in html and "table" in html
     assert f"data:image/png;base64,{png}" in html
     assert html == notebooks.to_html(copy.deepcopy(nb))
+
+
+def test_the_interpreter_s_bin_directory_goes_first_on_path_once():
+    """``.venv/bin/snakemake`` without the venv activated: its bin directory goes first, and only once."""
+    from colocate.report.notebooks import interpreter_bin_first
+
+    env = {"PATH": "/usr/bin:/bin"}
+    assert interpreter_bin_first(env, "/opt/venv/bin/python") == "/opt/venv/bin:/usr/bin:/bin"
+    assert interpreter_bin_first(env, "/opt/venv/bin/python") == "/opt/venv/bin:/usr/bin:/bin"  # already there
+    assert interpreter_bin_first({"PATH": "/usr/bin:/opt/venv/bin"}, "/opt/venv/bin/python") == "/usr/bin:/opt/venv/bin"
+    empty: dict[str, str] = {}
+    assert interpreter_bin_first(empty, "/opt/venv/bin/python") == "/opt/venv/bin" and empty["PATH"] == "/opt/venv/bin"

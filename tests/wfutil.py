@@ -24,8 +24,11 @@ TINY = {
 
 def snakemake(workdir: Path, *args: str, check: bool = True, env: dict | None = None) -> subprocess.CompletedProcess:
     cmd = [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "-d", str(workdir), "--cores", "2", *args]
-    # the notebook directive calls jupyter-nbconvert: the interpreter's bin directory must be on PATH
-    env = {**os.environ, **(env or {}), "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    # without the interpreter's bin directory on PATH, as `.venv/bin/snakemake` run without activating the venv: the
+    # workflow itself must find jupyter-nbconvert for the notebook rules (rules/common.smk)
+    here = str(Path(sys.executable).parent)
+    path = os.pathsep.join(p for p in os.environ.get("PATH", "").split(os.pathsep) if p != here)
+    env = {**os.environ, **(env or {}), "PATH": path}
     res = subprocess.run(cmd, capture_output=True, text=True, cwd=workdir, env=env)
     if check and res.returncode != 0:
         raise AssertionError(f"snakemake {' '.join(args)} failed:\n{res.stdout[-4000:]}\n{res.stderr[-6000:]}")

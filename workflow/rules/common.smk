@@ -14,7 +14,13 @@ import yaml
 from colocate import trace as _trace
 from colocate.trace import azure as _azure
 from colocate.trace import download as _download
+from colocate.report import notebooks as _notebooks
 from colocate.configtypes import cli_text, coerce_config, config_schema, fill_defaults
+
+
+# The notebook rules call jupyter-nbconvert, installed beside this Snakemake: `.venv/bin/snakemake`, run without
+# activating the venv, must find it.
+_notebooks.interpreter_bin_first(os.environ)
 
 
 def _merge(preset, explicit):

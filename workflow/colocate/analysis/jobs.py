@@ -577,14 +577,16 @@ _ALIVE_SHARE_MEASURED = (
 def alive_share_cause(identity: dict[str, float] | None) -> str:
     """The measured cause of Table 1's share of alive jobs outside its tolerance on the synthetic trace: this run's
     :func:`alive_share_identity`, then what was measured beyond it."""
+    f, s = PAPER_TASK_SHARE, PAPER_ALIVE_SHARE
+    formula = f"t_N = T_D · {1 - f:.2f}/{f:.2f} · {s:.3f}/{1 - s:.3f}"
     if identity is None:
         return ("synthetic model at this scale: its jobs of D run few tasks (job_size_scale, max_tasks_per_job), and "
-                "the paper's pair of shares needs at least 30.2 a job (t_N = T_D · 0.35/0.65 · 0.058/0.942 ≥ 1). "
+                f"the paper's pair of shares needs at least {1 / needed_other_tasks(1.0):.1f} a job ({formula} ≥ 1). "
                 + _ALIVE_SHARE_MEASURED)
     few = ", fewer than one" if identity["needed"] < 1 else ""
     return (f"synthetic model at this scale: a job of D runs {identity['T_D']:.1f} tasks in a window (job_size_scale, "
-            f"max_tasks_per_job), and with D 65% of the running tasks (Fig 1) it can be 5.8% of the alive jobs only if "
-            f"every other alive job runs {identity['needed']:.2f} tasks{few} (t_N = T_D · 0.35/0.65 · 0.058/0.942; "
+            f"max_tasks_per_job), and with D {f:.0%} of the running tasks (Fig 1) it can be {s:.1%} of the alive jobs "
+            f"only if every other alive job runs {identity['needed']:.2f} tasks{few} ({formula}; "
             f"the model's other jobs run {identity['t_N']:.2f}). " + _ALIVE_SHARE_MEASURED)
 
 

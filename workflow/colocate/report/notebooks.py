@@ -11,8 +11,11 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 import re
-from collections.abc import Mapping
+import sys
+from collections.abc import Mapping, MutableMapping
+from pathlib import Path
 from typing import Any
 
 __all__ = ["PREAMBLE_NOTE", "PREAMBLE_TAG", "RUN_METADATA", "dumps", "normalise", "to_html"]
@@ -83,3 +86,17 @@ def to_html(nb: Mapping[str, Any]) -> str:
 
     body, _ = HTMLExporter(template_name="lab").from_notebook_node(nbformat.reads(json.dumps(nb), as_version=4))
     return body
+
+
+def interpreter_bin_first(environ: MutableMapping[str, str], executable: str = sys.executable) -> str:
+    """Put the bin directory of ``executable`` (the Python running Snakemake) first on ``environ["PATH"]``, unless it
+    is already there, and return the PATH.
+
+    Snakemake's ``notebook:`` directive runs ``jupyter-nbconvert`` from PATH, and it is installed beside Snakemake:
+    ``.venv/bin/snakemake`` run without activating the venv must still find it (rules/common.smk passes os.environ).
+    """
+    here = str(Path(executable).parent)
+    path = environ.get("PATH", "")
+    if here not in path.split(os.pathsep):
+        environ["PATH"] = os.pathsep.join([here, path]) if path else here
+    return environ["PATH"]
