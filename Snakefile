@@ -33,7 +33,7 @@ include: "workflow/rules/resume.smk"
 
 # The stages in the order of the papers (the summary's sections follow it); a new
 # workflow/rules/<stage>.smk is included after them without a line here.
-STAGES = ["trace", "mapreduce", "realizations", "colocation", "notebooks", "characterise", "packing", "admission",
+STAGES = ["google2011", "mapreduce", "realizations", "colocation", "notebooks", "characterise", "packing", "admission",
           "placement", "jobs", "cpumem", "periodicity", "failures"]
 _found = sorted(p.stem for p in (Path(workflow.basedir) / "workflow/rules").glob("*.smk"))
 for _stage in STAGES + [s for s in _found if s not in STAGES + ["common", "resume", "summary"]]:

@@ -85,6 +85,7 @@ from pathlib import Path
 import polars as pl
 from colocate import io
 from colocate.analysis import aggregate, jobs
+from colocate.trace import PRIORITY_CLASSES
 root, which = Path(sys.argv[1]), sys.argv[2]
 buckets = sorted(str(p) for p in (root / "buckets").glob("*.parquet"))
 pieces = sorted(str(p) for p in (root / "pieces").glob("*.parquet"))
@@ -99,9 +100,9 @@ elif which == "machines-reference":
 elif which == "machines-ours":
     aggregate.machine_concurrency([pl.scan_parquet(str(p)) for p in sorted((root / "series").glob("*.parquet"))])
 elif which == "jobs-reference":
-    jobs.job_table(pl.concat([pl.read_parquet(p) for p in pieces]))
+    jobs.job_table(pl.concat([pl.read_parquet(p) for p in pieces]), PRIORITY_CLASSES)
 else:
-    jobs.job_table(pl.scan_parquet(pieces))
+    jobs.job_table(pl.scan_parquet(pieces), PRIORITY_CLASSES)
 print(time.perf_counter() - t, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
 """
 

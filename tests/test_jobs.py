@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from colocate.analysis import jobs
 from colocate.prep import mapreduce
 from colocate.trace import synth
-from colocate.trace import TRACE_START_US, WINDOW_US, EventType
+from colocate.trace import PRIORITY_CLASSES, TRACE_START_US, WINDOW_US, EventType
 from wfutil import TINY
 
 MIN = 60_000_000
@@ -155,7 +155,7 @@ def test_job_table_takes_the_priority_of_the_first_task_event():
             "last_event": [10, 20, 30, 4],
         }
     )
-    t = {r["job_id"]: r for r in jobs.job_table(pieces).iter_rows(named=True)}
+    t = {r["job_id"]: r for r in jobs.job_table(pieces, PRIORITY_CLASSES).iter_rows(named=True)}
     assert (t[7]["priority"], t[7]["class"], t[7]["n_tasks"]) == (0, "gratis", 2)
     assert (t[8]["class"], t[7]["last_task_event_us"]) == ("infrastructure", 30)
 
@@ -172,7 +172,7 @@ def test_job_table_of_scanned_shards_equals_that_of_the_concatenation(tmp_path_f
     paths = [d / f"{i}.parquet" for i in range(3)]
     for i, p in enumerate(paths):
         pieces.gather_every(3, offset=i).write_parquet(p)
-    table = jobs.job_table(pl.scan_parquet(paths))
+    table = jobs.job_table(pl.scan_parquet(paths), PRIORITY_CLASSES)
     by_hand = {}
     for job, task, priority, first, last in rows:  # the earliest event's priority, distinct tasks, first, last
         b = by_hand.setdefault(job, {"first": (first, priority), "tasks": set(), "last": last})

@@ -3,15 +3,25 @@
 # per-VM series, then analysed through the Google analyses' library functions. Defined only on an Azure run
 # (trace.source azure, azure-sample, or local with the dataset's layout).
 
+from colocate.trace import azure as _azure
+
 AZ = config["azure"]
 AZ_TABLES = ("vm_cpu_readings", "vmtable")
 AZ_CATEGORY = "Azure VM traces (issue 16)"
-AZ_TRACE = {"azure-sample": "the shipped Azure V2 sample (20 VMs)", "azure": f"Azure {AZURE_CONFIG['version'].upper()}"}.get(
-    SOURCE, f"the Azure trace under {TRACE_ROOT}"
-)
+AZ_TRACE = CAPABILITIES.trace
+AZURE = SRC.family == "azure"
+
+
 
 if AZURE:
     AZ_READINGS = shard_stems("vm_cpu_readings")
+    if SRC.name == "azure" and len(AZ_READINGS) > 8 * len(BUCKETS):
+        # a reduce job holds 1/B of every file's records (~450 B each; a V2 file holds ~10 M): warned, not refused
+        logger.warning(
+            f"colocate: {len(AZ_READINGS)} Azure readings files over {len(BUCKETS)} buckets is "
+            f"~{len(AZ_READINGS) * 10e6 * 450 / len(BUCKETS) / 2**30:.1f} GB a reduce job; set "
+            "mapreduce.buckets to about files × 2.6 (512 for the whole of V2) to stay near 4 GB"
+        )
 
     TARGETS.append(
         (
@@ -34,7 +44,6 @@ if AZURE:
                   if PACKING_ON else []),
                 f"{RESULTS}/tables/cross_trace.csv",
                 f"{RESULTS}/figures/cross_trace.png",
-                *(f"{RESULTS}/azure/not_applicable/{name}.csv" for name, *_ in _azure.NOT_APPLICABLE),
             ],
         )
     )
@@ -48,8 +57,8 @@ if AZURE:
     if PACKING_ON:
         SUMMARY_PARTS.append((AZ_TABLES, f"{RESULTS}/summary/azure_packing.csv"))
 
-if SOURCE == "azure":
-    _download.check_url(AZURE_CONFIG["url"] or _azure.BASE_URLS[AZURE_CONFIG["version"]], what="config key trace.azure.url")
+if SRC.name == "azure":
+    _download.check_url(SRC.url, what="config key trace.azure.url")
 
     rule download_azure:
         output:
@@ -58,11 +67,10 @@ if SOURCE == "azure":
             table="vm_cpu_readings|vmtable",
             stem=r"vm_cpu_readings-file-\d+-of-\d+|vmtable",
         params:
-            url=lambda wc: f"{AZURE_CONFIG['url'] or _azure.BASE_URLS[AZURE_CONFIG['version']]}/trace_data/"
-            + _azure.relpath(wc.table, wc.stem),
+            url=lambda wc: f"{SRC.url}/trace_data/{_azure.relpath(wc.table, wc.stem)}",
             relpath=lambda wc: _azure.relpath(wc.table, wc.stem),
             table=lambda wc: wc.table,
-            lock=AZURE_CONFIG["lock"] or f"{TRACE_ROOT}.lock.tsv",
+            lock=SRC.config["lock"] or f"{TRACE_ROOT}.lock.tsv",
             retries=config["trace"]["retries"],
             backoff=config["trace"]["backoff"],
         log:
@@ -235,27 +243,6 @@ if AZURE:
         script:
             "../scripts/periodicity_figure.py"
 
-    rule azure_not_applicable:
-        output:
-            f"{RESULTS}/azure/not_applicable/{{name}}.csv",
-        wildcard_constraints:
-            name="|".join(name for name, *_ in _azure.NOT_APPLICABLE),
-        params:
-            name=lambda wc: wc.name,
-            code=code_digest("trace.azure", "insufficient"),
-        log:
-            f"{RESULTS}/logs/azure/not_applicable/{{name}}.log",
-        benchmark:
-            f"{RESULTS}/benchmarks/azure/not_applicable/{{name}}.tsv"
-        threads: 1
-        resources:
-            mem_mb=200,
-            runtime=2,
-        conda:
-            "../../environment.yml"
-        script:
-            "../scripts/azure_not_applicable.py"
-
     rule azure_unuvar:
         input:
             series=expand(f"{RESULTS}/azure/reduce/bucket-{{bucket}}/series.parquet", bucket=BUCKETS),
@@ -313,7 +300,8 @@ if AZURE:
         input:
             parts=[f"{RESULTS}/summary/azure_{name}.csv" for name in ("periodicity", "unuvar", "janus", "total_usage", "admission", "placement")]
             + ([f"{RESULTS}/summary/azure_packing.csv"] if PACKING_ON else []),
-            google=azure_google_summary,
+            # the Google run compared with (azure.compare_with): read when it exists, never built from here
+            google=lambda wc: [p] if AZ["compare_with"] and Path(p := f"results/{AZ['compare_with']}/summary.csv").exists() else [],
         output:
             table=report(
                 f"{RESULTS}/tables/cross_trace.csv",

@@ -58,6 +58,7 @@ TARGETS.append(
 )
 SUMMARY_PARTS.append((("task_events", "task_usage"), f"{RESULTS}/summary/characterise_janus.csv"))
 SUMMARY_PARTS.append((("task_events", "task_usage"), f"{RESULTS}/summary/characterise_unuvar.csv"))
+NEEDS["characterisation"] = ("Task characterisation (Janus & Rzadca §3; Unuvar et al. §IV)", ("entities", "usage_series"))
 
 
 rule janus_fig1_sampling_part:

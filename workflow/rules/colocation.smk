@@ -5,6 +5,7 @@ CO = config["colocation"]
 
 TARGETS.append((("task_events",), [f"{RESULTS}/tables/colocation_density.csv"]))
 SUMMARY_PARTS.append((("task_events",), f"{RESULTS}/summary/colocation.csv"))
+NEEDS["colocation"] = ("Co-location density per machine (issue 13)", ("placements",))
 
 
 rule colocation_density:

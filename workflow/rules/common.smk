@@ -11,8 +11,8 @@ import jsonschema
 from snakemake.iocontainers import InputFiles as _InputFiles
 import yaml
 
-from colocate import trace as _trace
-from colocate.trace import azure as _azure
+from colocate import sources as _sources
+from colocate.sources import contract as _contract
 from colocate.trace import download as _download
 from colocate.report import notebooks as _notebooks
 from colocate.configtypes import cli_text, coerce_config, config_schema, fill_defaults
@@ -62,54 +62,12 @@ _download.check_url(_resolved["trace"]["url"], what="config key trace.url")
 config.clear()
 config.update(_resolved)
 
-SOURCE = config["trace"]["source"]
-if SOURCE == "synthetic" and "shards" not in config["synthetic"]:
-    raise ValueError(
-        f"config key trace.source: the {config['scale']!r} scale sizes the real trace and has no synthetic model; "
-        "set trace.source to google, local or sample (e.g. --config scale=paper trace='{\"source\": \"google\"}')"
-    )
-if SOURCE == "synthetic":  # the model's own checks (shares summing to 1, increasing tables) before any job
-    from colocate.trace.synth import SynthParams
-
-    SynthParams.from_dict({k: v for k, v in config["synthetic"].items() if k != "shards"})
-if SOURCE == "local" and not config["trace"]["path"]:
-    raise ValueError("config key trace.path: required when trace.source is 'local'")
-if SOURCE == "local" and not Path(config["trace"]["path"]).is_dir():
-    raise ValueError(f"config key trace.path: {config['trace']['path']!r} is not a directory")
-#: The real 2011 sample shipped with the project (trace.source: sample).
-SAMPLE_ROOT = Path(workflow.basedir) / "workflow" / "data" / "google-2011-sample"
-#: The real Azure VM files shipped with the project (trace.source: azure-sample).
-AZURE_SAMPLE_ROOT = Path(workflow.basedir) / "workflow" / "data" / "azure-vm-sample"
-#: The shipped Azure sample's files, by table and stem (its layout is not the dataset's: it holds 20 VMs of V2).
-AZURE_SAMPLE_FILES = {
-    "vm_cpu_readings": {"vm_cpu_readings-20vms": "v2/vm_cpu_readings-20vms.csv.gz"},
-    "vmtable": {"vmtable-20vms": "v2/vmtable-20vms.csv.gz"},
-}
-AZURE_CONFIG = config["trace"]["azure"]
-#: An Azure run: the Azure analyses replace the Google ones (a local directory in the dataset's layout counts).
-AZURE = SOURCE in ("azure", "azure-sample") or (
-    SOURCE == "local" and (Path(config["trace"]["path"]) / "vm_cpu_readings").is_dir()
-)
-
-
-def _synthetic_digest():
-    """Digest of everything the synthetic trace depends on: runs with the same model share one cached copy."""
-    blob = json.dumps({"model": config["synthetic"], "seed": config["trace"]["seed"]}, sort_keys=True)
-    return hashlib.sha256(blob.encode()).hexdigest()[:12]
-
-
-if SOURCE == "synthetic":
-    TRACE_ROOT = f"resources/trace/synthetic-{_synthetic_digest()}"
-elif SOURCE == "sample":
-    TRACE_ROOT = str(SAMPLE_ROOT)
-elif SOURCE == "local":
-    TRACE_ROOT = config["trace"]["path"]
-elif SOURCE == "azure-sample":
-    TRACE_ROOT = str(AZURE_SAMPLE_ROOT)
-elif SOURCE == "azure":
-    TRACE_ROOT = f"resources/trace/azure-{AZURE_CONFIG['version']}"
-else:
-    TRACE_ROOT = f"resources/trace/{SOURCE}"
+#: The run's trace source (colocate.sources): where its files are, which of them this run reads, what the trace
+#: records. Rules ask it; none branches on the source's name.
+SRC = _sources.resolve(_sources.Setting(config["trace"], config["scale"], workflow.basedir, config.get("synthetic")))
+SOURCE = SRC.name
+TRACE_ROOT = SRC.root
+CAPABILITIES = SRC.capabilities()
 #: Job priorities (`priority:`; Snakemake does not pass one on to a job's inputs, so each rule on the path carries
 #: its own). The trace (synthesis, download, check) first, then the rest of the path to the trace's analyses (maps,
 #: reducers, collect_tasks, sample_realizations), both before jobs that need no trace; then the long jobs, so that
@@ -117,23 +75,14 @@ else:
 PRIORITY_TRACE, PRIORITY_CRITICAL_PATH, PRIORITY_LONG_JOB = 40, 30, 20
 
 #: This run's name and directory: every output, log and benchmark lives under results/<run>/.
-RUN = config["run"] or (
-    f"local-{Path(TRACE_ROOT).resolve().name}" if SOURCE == "local"
-    else f"azure-{AZURE_CONFIG['version']}-{config['scale']}" if SOURCE == "azure"
-    else f"{SOURCE}-{config['scale']}"
-)
+RUN = config["run"] or SRC.run
 RESULTS = f"results/{RUN}"
 config["run"] = RUN  # the report names the run it shows
 BUCKETS = list(range(config["mapreduce"]["buckets"]))
 # 5-minute windows in the trace: the synthetic model's days, or the real trace's 8352.
-N_WINDOWS = (
-    max(1, round(config["synthetic"]["days"] * 288)) if SOURCE == "synthetic" else _trace.TRACE_WINDOWS
-)
+N_WINDOWS = SRC.span_windows
 # the windows that hold records: a synthetic slice renders only its first slice_days (memory estimates)
-RENDERED_WINDOWS = (
-    min(N_WINDOWS, max(1, round((config["synthetic"].get("slice_days") or config["synthetic"]["days"]) * 288)))
-    if SOURCE == "synthetic" else N_WINDOWS
-)
+RENDERED_WINDOWS = getattr(SRC, "rendered_windows", N_WINDOWS)
 LIB = Path(workflow.basedir) / "workflow" / "colocate"
 
 
@@ -194,78 +143,18 @@ def plugin_digest(*specs):
     return f"+{h.hexdigest()[:16]}" if plugins else ""
 
 
-def synthesize_mem_mb():
-    """The synthesis holds the whole model and the rendered records: 1.6 GB at the default scale; at the paper
-    scale (the full-size model) 2.5 GB plus 0.68 GB per task_usage shard of real size rendered, fitted to the
-    3.8 / 7.9 GB peaks of the 2- / 8-shard slices (bench/paper_scale.py), × 1.25."""
-    if config.get("scale") == "paper":
-        return int(1.25 * (2473 + 682 * config["synthetic"]["shards"]["task_usage"]))
-    return 6000
-
-
-def synthetic_shard_counts():
-    counts = dict(config["synthetic"]["shards"])
-    counts["machine_events"] = 1
-    return counts
-
-
 def shard_stems(table):
-    """Shard file stems (part-NNNNN-of-MMMMM) of ``table`` that this run reads (on an Azure run, the Azure tables'
-    file stems, and none of Google's)."""
-    if AZURE or table in _azure.AZURE_TABLES:
-        return azure_stems(table) if AZURE and table in _azure.AZURE_TABLES else []
-    if SOURCE == "synthetic":
-        n = synthetic_shard_counts()[table]
-        return [_trace.shard_name(i, n).removesuffix(".csv.gz") for i in range(n)]
-    if SOURCE == "google":
-        from colocate.trace.download import SHARDS_PER_TABLE, select_shards
-
-        if table not in config["trace"]["tables"]:
-            return []
-
-        rel = select_shards(table, config["trace"]["shards"], SHARDS_PER_TABLE)
-        return [Path(r).name.removesuffix(".csv.gz") for r in rel]
-    found = sorted(Path(p).name.removesuffix(".csv.gz") for p in glob.glob(f"{TRACE_ROOT}/{table}/part-*.csv.gz"))
-    sel = config["trace"]["shards"]
-    if table in _trace.SINGLE_FILE_TABLES or sel == "all":
-        return found
-    if isinstance(sel, int):
-        return found[:sel]
-    return [s for s in found if int(s.split("-")[1]) in set(sel)]
+    """Stems of the files of ``table`` that this run reads (none where the source has no such table)."""
+    return SRC.stems(table)
 
 
 def whole_table_read(table):
-    """Whether this run reads every shard of ``table`` (part-NNNNN-of-MMMMM: all M of them)."""
-    stems = shard_stems(table)
-    return bool(stems) and len(stems) == int(stems[0].rsplit("-", 1)[1])
+    """Whether this run reads every file of ``table`` (part-NNNNN-of-MMMMM: all M of them)."""
+    return SRC.whole(table)
 
 
 def trace_file(table, stem):
-    if SOURCE == "azure-sample":
-        return str(AZURE_SAMPLE_ROOT / AZURE_SAMPLE_FILES[table][stem])
-    return f"{TRACE_ROOT}/{table}/{stem}.csv.gz"
-
-
-def azure_stems(table):
-    """Stems of an Azure table's files: the shipped sample's; the selected readings files and vmtable of a download;
-    what a local copy holds (its readings files selected by trace.azure.files, by their index N)."""
-    if SOURCE == "azure-sample":
-        return list(AZURE_SAMPLE_FILES[table])
-    if SOURCE == "azure":
-        if table == "vmtable":
-            return ["vmtable"]
-        return _azure.select_readings(AZURE_CONFIG["files"], _azure.READINGS_FILES[AZURE_CONFIG["version"]])
-    found = sorted(Path(p).name.removesuffix(".csv.gz") for p in glob.glob(f"{TRACE_ROOT}/{table}/{table}*.csv.gz"))
-    if table == "vmtable" or AZURE_CONFIG["files"] == "all":
-        return found
-    index = {int(re.search(r"-file-(\d+)-of-", s).group(1)): s for s in found if re.search(r"-file-(\d+)-of-", s)}
-    sel = AZURE_CONFIG["files"]
-    wanted = sorted(range(1, sel + 1) if isinstance(sel, int) else sel)
-    missing = [i for i in wanted if i not in index]
-    if missing:
-        raise ValueError(f"config key trace.azure.files: readings file(s) {missing} not found under {TRACE_ROOT}/{table} "
-                         f"(it holds {sorted(index) or 'none'})")
-    return [index[i] for i in wanted]
+    return SRC.file(table, stem)
 
 
 def size_mb(files):
@@ -408,27 +297,22 @@ def mean_lifetime(tasks):
 
 
 # `rule all` and results/summary.md are built from what each stage registers, with the trace
-# tables it reads: TARGETS.append((tables, [paths])) and SUMMARY_PARTS.append((tables, path)).
+# tables it reads: TARGETS.append((tables, [paths])) and SUMMARY_PARTS.append((tables, path)); and, in NEEDS, each
+# of its analyses with the capabilities it needs (colocate.sources.contract.CAPABILITIES): NEEDS[key] = (analysis,
+# needs). An analysis whose needs the source lacks gets results/<run>/not_applicable/<key>.csv, which says so.
 TARGETS = []
 SUMMARY_PARTS = []
+NEEDS = {}
 _WARNED = set()
 
 
-def azure_google_summary(wildcards):
-    """The cross-trace table's Google run (azure.compare_with): its summary.csv when it exists, an output of another
-    run that is read, never built from here."""
-    run = config["azure"]["compare_with"]
-    path = f"results/{run}/summary.csv"
-    return [path] if run and Path(path).exists() else []
-
-
 def have_tables(*tables):
-    """True when every table has at least one shard; otherwise say (once) what is skipped."""
+    """True when every table has at least one file; otherwise say (once) what is skipped."""
     missing = [t for t in tables if not shard_stems(t)]
     for t in missing:
-        if AZURE and t not in _azure.AZURE_TABLES:  # an Azure run: said once, for every Google table
-            t = "the Google tables"
-            message = "colocate: an Azure VM trace: the Google analyses do not run (summary.md says which do not apply)"
+        if t not in SRC.tables:  # another trace's tables: said once, for all of them
+            t = "the tables of another trace"
+            message = f"colocate: {SRC.capabilities().trace}: analyses of other traces' tables do not run (summary.md says which do not apply)"
         else:
             message = f"colocate: no shards of {t} under {TRACE_ROOT}; skipping what reads them"
         if t not in _WARNED:
@@ -484,44 +368,24 @@ def map_shards(table):
     return shards
 
 
-def synthetic_outputs():
-    return [
-        trace_file(table, stem)
-        for table in synthetic_shard_counts()
-        for stem in shard_stems(table)
-    ]
-
-
 def verified():
-    """Map jobs on a local copy (or the shipped sample) wait for its SHA256SUM check; synthetic and downloaded shards are checked already."""
-    return {"verified": f"{RESULTS}/trace/verified.tsv"} if SOURCE in ("local", "sample") and not AZURE else {}
+    """Map jobs on a copy nobody has checked (a local one, the shipped sample) wait for its SHA256SUM check."""
+    return {"verified": f"{RESULTS}/trace/verified.tsv"} if SRC.verify else {}
 
 
 def summary_parts():
     return [path for tables, path in SUMMARY_PARTS if have_tables(*tables)]
 
 
+def not_applicable():
+    """The registered analyses (NEEDS) whose needs this run's source lacks: key → (analysis, needs)."""
+    return {key: (analysis, needs) for key, (analysis, needs) in NEEDS.items() if not CAPABILITIES.supports(needs)}
+
+
 def all_targets():
     targets = [path for tables, paths in TARGETS if have_tables(*tables) for path in paths]
+    targets += [f"{RESULTS}/not_applicable/{key}.csv" for key in not_applicable()]
+    targets.append(f"{RESULTS}/trace/capabilities.json")
     if summary_parts():
         targets += [f"{RESULTS}/summary.csv", f"{RESULTS}/summary.md"]
     return targets
-
-
-if SOURCE == "azure" and len(shard_stems("vm_cpu_readings")) > 8 * len(BUCKETS):
-    # a reduce job holds 1/B of every file's records (~450 B each; a V2 file holds ~10 M): warned, not refused
-    logger.warning(
-        f"colocate: {len(shard_stems('vm_cpu_readings'))} Azure readings files over {len(BUCKETS)} buckets is "
-        f"~{len(shard_stems('vm_cpu_readings')) * 10e6 * 450 / len(BUCKETS) / 2**30:.1f} GB a reduce job; set "
-        "mapreduce.buckets to about files × 2.6 (512 for the whole of V2) to stay near 4 GB"
-    )
-if AZURE and SOURCE == "local" and not (shard_stems("vm_cpu_readings") and shard_stems("vmtable")):
-    raise ValueError(
-        f"config key trace.path: {TRACE_ROOT!r} is laid out like the Azure dataset but lacks "
-        "vm_cpu_readings/vm_cpu_readings-file-N-of-M.csv.gz or vmtable/vmtable.csv.gz"
-    )
-if SOURCE in ("local", "sample") and not AZURE and not any(shard_stems(t) for t in _trace.TABLES):
-    raise ValueError(
-        f"config key trace.path: no trace table found under {TRACE_ROOT!r}: looked for "
-        + ", ".join(f"{t}/part-NNNNN-of-MMMMM.csv.gz" for t in _trace.TABLES)
-    )

@@ -17,6 +17,7 @@ TARGETS.append(
     )
 )
 SUMMARY_PARTS.append((("task_events", "task_usage"), f"{RESULTS}/summary/beaumont_cpumem.csv"))
+NEEDS["cpu_memory"] = ("CPU against memory usage (Beaumont et al. §4.2)", ("usage_series", "memory_usage"))
 
 
 rule cpumem_classify:

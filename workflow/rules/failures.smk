@@ -21,6 +21,7 @@ TARGETS.append(
     )
 )
 SUMMARY_PARTS.append((("machine_events",), f"{RESULTS}/summary/beaumont_failures.csv"))
+NEEDS["failures"] = ("Machine failures (Beaumont et al. §6)", ("machine_events",))
 
 
 rule failures_removals:

@@ -20,6 +20,8 @@ TARGETS.append(
 # Table 3 needs job_events; without them the summary leaves its rows out.
 TARGETS.append((("task_events", "task_usage", "job_events"), [f"{RESULTS}/tables/beaumont_table3_durations.csv"]))
 SUMMARY_PARTS.append((("task_events", "task_usage"), f"{RESULTS}/summary/beaumont_jobs.csv"))
+NEEDS["dominant_jobs"] = ("Dominant jobs by priority class (Beaumont et al. §3-5.1)", ("entities", "usage_series", "priorities"))
+NEEDS["job_durations"] = ("Job durations (Beaumont et al. §5.1, Table 3)", ("group_events",))
 JOB_WINDOWS = expand(f"{RESULTS}/map/task_usage/{{stem}}/job_windows.parquet", stem=map_batches("task_usage"))
 
 
@@ -60,7 +62,8 @@ rule job_table:
         n_windows=N_WINDOWS,
         # every job_events shard read (else a job still running at the last event read was seen only that long)
         whole_job_events=whole_table_read("job_events"),
-        code=code_digest("analysis.jobs", "trace", "io"),
+        priority_classes=SRC.priority_classes,
+        code=code_digest("analysis.jobs", "io"),
     log:
         f"{RESULTS}/logs/jobs/job_table.log",
     benchmark:
@@ -221,7 +224,7 @@ rule jobs_summary:
     output:
         f"{RESULTS}/summary/beaumont_jobs.csv",
     params:
-        size_scale=config["synthetic"]["job_size_scale"] if SOURCE == "synthetic" else 1.0,
+        size_scale=config["synthetic"]["job_size_scale"] if SRC.is_model else 1.0,
         code=code_digest("analysis.jobs", "report.summary"),
     log:
         f"{RESULTS}/logs/jobs/jobs_summary.log",

@@ -7,6 +7,7 @@ TARGETS.append(
     )
 )
 SUMMARY_PARTS.append((("task_events", "task_usage"), f"{RESULTS}/summary/tasks.csv"))
+NEEDS["tasks"] = ("Task filtering, long tasks and realizations (Janus & Rzadca §3.1)", ("entities", "usage_series"))
 
 
 rule map_task_events:

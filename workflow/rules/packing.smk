@@ -44,6 +44,8 @@ if PACKING_ON:
     )
     SUMMARY_PARTS.append((("task_events", "task_usage"), f"{RESULTS}/summary/packing.csv"))
 SUMMARY_PARTS.append((("task_events", "task_usage"), f"{RESULTS}/summary/admission.csv"))
+NEEDS["packing"] = ("Stochastic packing and admission control (Janus & Rzadca §4-5; Unuvar et al. §IV-F)",
+                    ("entities", "usage_series"))
 
 
 rule packing_setting:

@@ -21,6 +21,7 @@ TARGETS.append(
     )
 )
 SUMMARY_PARTS.append((("task_events", "task_usage"), f"{RESULTS}/summary/beaumont_periodicity.csv"))
+NEEDS["periodicity"] = ("Periodicity and periodic packing (Beaumont et al. §5.2, §8.2)", ("entities", "usage_series"))
 
 
 rule periodicity_components:

@@ -28,9 +28,9 @@ PLACEMENT_FIGURES = {
 }
 PLACEMENT_CATEGORY = "Placement (Tantawi & Steinder)"
 
-# The paper's own workload (Table I) needs no trace: it runs beside the Google analyses, not on an Azure run,
-# whose placement is to replay the vmtable's requests (issue 16).
-if not AZURE:
+# The paper's own workload (Table I) needs no trace: it runs beside the analyses of the papers' trace; a run on
+# another trace replays that trace's requests instead (its bytes are the same on every run).
+if SRC.paper_trace:
     TARGETS.append(
         (
             (),
@@ -48,6 +48,7 @@ TARGETS.append(
     )
 )
 SUMMARY_PARTS.append((("task_events", "task_usage", "machine_events"), f"{RESULTS}/summary/placement_trace.csv"))
+NEEDS["placement_trace"] = ("Trace-driven placement (Tantawi & Steinder on the trace's requests)", ("arrivals",))
 
 
 rule placement_run:

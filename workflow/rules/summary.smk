@@ -5,8 +5,8 @@
 rule summary:
     input:
         parts=summary_parts(),
-        # Markdown sections appended to the page as they are (the cross-trace table of an Azure run)
-        sections=[f"{RESULTS}/summary/cross_trace.md"] if AZURE else [],
+        # Markdown sections appended to the page as they are (the cross-trace table of a run on another trace)
+        sections=[] if SRC.paper_trace else [f"{RESULTS}/summary/cross_trace.md"],
         # every output of the run: the summary lists the analyses that lacked data, with their reasons
         outputs=lambda wc: [t for t in all_targets() if not t.endswith(("summary.md", "summary.csv"))],
     output:
@@ -23,9 +23,52 @@ rule summary:
     params:
         run=RUN,
         # the synthetic model's measured causes explain its rows only
-        synthetic=SOURCE == "synthetic",
+        synthetic=SRC.is_model,
         code=code_digest("report.summary", "report.compare", "insufficient"),
     conda:
         "../../environment.yml"
     script:
         "../scripts/summary.py"
+
+
+rule not_applicable:
+    output:
+        f"{RESULTS}/not_applicable/{{key}}.csv",
+    wildcard_constraints:
+        key="|".join(not_applicable()) or "(?!)",
+    params:
+        analysis=lambda wc: NEEDS[wc.key][0],
+        reason=lambda wc: _contract.not_applicable_reason(CAPABILITIES, NEEDS[wc.key][1])[0],
+        needs=lambda wc: _contract.not_applicable_reason(CAPABILITIES, NEEDS[wc.key][1])[1],
+    log:
+        f"{RESULTS}/logs/not_applicable/{{key}}.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/not_applicable/{{key}}.tsv"
+    threads: 1
+    resources:
+        mem_mb=200,
+        runtime=2,
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/not_applicable.py"
+
+
+rule source_capabilities:
+    output:
+        f"{RESULTS}/trace/capabilities.json",
+    params:
+        # what the run's source records and which of its files this run reads (colocate.sources.contract)
+        record=CAPABILITIES.to_json(),
+    log:
+        f"{RESULTS}/logs/source_capabilities.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/source_capabilities.tsv"
+    threads: 1
+    resources:
+        mem_mb=100,
+        runtime=2,
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/source_capabilities.py"

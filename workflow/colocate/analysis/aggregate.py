@@ -30,14 +30,10 @@ import numpy as np
 import polars as pl
 
 from colocate.analysis.characterise import sample_sets, set_totals
-from colocate.trace import TRACE_START_US, WINDOW_US
+from colocate.sources.contract import WINDOW_US, window_of
 
 #: Unuvar et al.'s average numbers of co-located tasks (Tables II and IV).
 PAPER_SIZES = (18, 49, 88, 154)
-
-
-def _window() -> pl.Expr:
-    return ((pl.col("start_time") - TRACE_START_US) // WINDOW_US).alias("window")
 
 
 def machine_concurrency(series: pl.LazyFrame | pl.DataFrame | Sequence[pl.LazyFrame]) -> pl.DataFrame:
@@ -55,7 +51,7 @@ def machine_concurrency(series: pl.LazyFrame | pl.DataFrame | Sequence[pl.LazyFr
     return (
         series.lazy()
         .filter(pl.col("machine_id").is_not_null())
-        .select("machine_id", _window())
+        .select("machine_id", window_of())
         .group_by("machine_id")
         .agg(pl.len().alias("records"), pl.col("window").n_unique().alias("windows"),
              pl.col("window").min().alias("first_window"), pl.col("window").max().alias("last_window"))
@@ -68,7 +64,7 @@ def machine_concurrency(series: pl.LazyFrame | pl.DataFrame | Sequence[pl.LazyFr
 
 def _machine_concurrency_by_part(parts: Sequence[pl.LazyFrame]) -> pl.DataFrame:
     """:func:`machine_concurrency` of the parts together, one part in memory at a time (same table)."""
-    pairs = [p.filter(pl.col("machine_id").is_not_null() & pl.col("start_time").is_not_null()).select("machine_id", _window())
+    pairs = [p.filter(pl.col("machine_id").is_not_null() & pl.col("start_time").is_not_null()).select("machine_id", window_of())
              for p in parts]
     bounds = pl.concat([p.select(pl.col("machine_id").unique().implode(), pl.col("window").min().alias("lo"),
                                  pl.col("window").max().alias("hi")).collect() for p in pairs])
@@ -138,7 +134,7 @@ def machine_aggregate(
     per = (
         series.lazy()
         .filter(pl.col("machine_id") == machine_id)
-        .select(_window(), pl.col(column))
+        .select(window_of(), pl.col(column))
         .group_by("window")
         .agg(pl.len().alias("n_tasks"), pl.col(column).sum().alias("usage"))
         .collect(engine="streaming")
@@ -176,7 +172,7 @@ def task_records(series: pl.LazyFrame | pl.DataFrame | Sequence[pl.LazyFrame]) -
     the span is Σ records / (hi − lo + 1). Read part by part (one scan per bucket; a task's
     records are all in its bucket).
     """
-    per = [p.select("job_id", "task_index", _window())
+    per = [p.select("job_id", "task_index", window_of())
            .group_by("job_id", "task_index")
            .agg(pl.col("window").n_unique().alias("records"), pl.col("window").min().alias("lo"),
                 pl.col("window").max().alias("hi"))
@@ -261,7 +257,7 @@ def set_series(series: pl.LazyFrame | pl.DataFrame | Sequence[pl.LazyFrame], tas
     keys = tasks.select(pl.col("job_id").cast(pl.Int64), pl.col("task_index").cast(pl.Int64)).lazy()
     rec = pl.concat([
         p.join(keys, on=["job_id", "task_index"], how="semi")
-        .select("job_id", "task_index", _window(), pl.col(column).cast(pl.Float64).alias("usage"))
+        .select("job_id", "task_index", window_of(), pl.col(column).cast(pl.Float64).alias("usage"))
         .collect(engine="streaming") for p in _parts(series)
     ]).sort("job_id", "task_index", "window", "usage")
     # a measurement period split in two gives a task two records in one window: their mean rate (numpy, in order)

@@ -25,7 +25,7 @@ import numpy as np
 import polars as pl
 
 from colocate.report.compare import Compare, factor
-from colocate.trace import TRACE_START_US, EventType
+from colocate.sources.contract import ORIGIN_US, EventType
 
 #: Events after which a task is running on its machine (schema v2.1, "Job and task life cycles").
 RUNNING_EVENTS = (int(EventType.SCHEDULE), int(EventType.UPDATE_RUNNING))
@@ -89,7 +89,7 @@ def density_over_time(events: pl.DataFrame, days: Sequence[float]) -> pl.DataFra
     """:func:`density` at ``days`` after the trace start (0: the trace start), one row per instant (``day``)."""
     rows = []
     for day in days:
-        at = TRACE_START_US + round(float(day) * 86_400e6)
+        at = ORIGIN_US + round(float(day) * 86_400e6)
         rows.append(density(tasks_per_machine(running_tasks(events, at))).with_columns(pl.lit(float(day)).alias("day")))
     return pl.concat(rows).select("day", pl.exclude("day"))
 

@@ -48,7 +48,7 @@ from sklearn.cluster import DBSCAN
 from sklearn.preprocessing import MinMaxScaler, RobustScaler, StandardScaler
 
 from colocate.insufficient import require
-from colocate.trace import PRIORITY_CLASSES
+from colocate.sources.contract import CLASSES
 
 #: Job categories (Beaumont §4.2, Fig 3), in the order of the figure's panels.
 CATEGORIES = ("Flat", "MultiFlat", "Slope", "BadlyFitted")
@@ -497,7 +497,7 @@ def shares(classes: pl.DataFrame, job_class: pl.DataFrame | None = None) -> pl.D
         joined = classes.join(job_class.select("job_id", "class"), on="job_id", how="left").with_columns(
             pl.col("class").fill_null("unknown")
         )
-        rank = {c: i for i, c in enumerate(PRIORITY_CLASSES)}
+        rank = {c: i for i, c in enumerate(CLASSES)}
         for cls in sorted(joined["class"].unique().to_list(), key=lambda c: (rank.get(c, len(rank)), c)):
             frames.append((cls, joined.filter(pl.col("class") == cls)))
     rows = []

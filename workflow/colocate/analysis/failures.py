@@ -43,7 +43,7 @@ from scipy import stats
 
 from colocate.registry import Registry
 from colocate.report.compare import Compare
-from colocate.trace import TRACE_START_US, WINDOW_US, MachineEventType, TraceFormatError
+from colocate.sources.contract import ORIGIN_US, WINDOW_US, MachineEventType, TraceFormatError
 
 __all__ = [
     "WINDOWS_PER_HOUR",
@@ -116,13 +116,13 @@ def event_counts(events: pl.DataFrame, n_windows: int) -> pl.DataFrame:
     """What the machine_events file holds (one row): machines (:func:`machine_count`), ADD, REMOVE and
     UPDATE events (UPDATEs are ignored), and REMOVEs outside the ``n_windows`` windows (not counted)."""
     t = pl.col("event_type")
-    end = TRACE_START_US + n_windows * WINDOW_US
+    end = ORIGIN_US + n_windows * WINDOW_US
     return events.select(
         pl.col("machine_id").filter(t == int(MachineEventType.ADD)).n_unique().cast(pl.Int64).alias("machines"),
         (t == int(MachineEventType.ADD)).sum().cast(pl.Int64).alias("adds"),
         (t == int(MachineEventType.REMOVE)).sum().cast(pl.Int64).alias("removes"),
         (t == int(MachineEventType.UPDATE)).sum().cast(pl.Int64).alias("updates"),
-        ((t == int(MachineEventType.REMOVE)) & ((pl.col("time") < TRACE_START_US) | (pl.col("time") >= end)))
+        ((t == int(MachineEventType.REMOVE)) & ((pl.col("time") < ORIGIN_US) | (pl.col("time") >= end)))
         .sum().cast(pl.Int64).alias("removes_outside_windows"),
         pl.lit(n_windows, dtype=pl.Int64).alias("windows"),
     )
@@ -153,11 +153,11 @@ def removals(events: pl.DataFrame, n_windows: int) -> pl.DataFrame:
         adds, left_on="_seq", right_on="_add_seq", by="machine_id", strategy="forward",
         allow_exact_matches=False, check_sortedness=False,
     ).sort(["time", "machine_id", "_seq"])
-    w = (pl.col("time") - TRACE_START_US) // WINDOW_US
+    w = (pl.col("time") - ORIGIN_US) // WINDOW_US
     return joined.select(
         "time",
         "machine_id",
-        pl.when((pl.col("time") >= TRACE_START_US) & (w < n_windows)).then(w).otherwise(None).alias("window"),
+        pl.when((pl.col("time") >= ORIGIN_US) & (w < n_windows)).then(w).otherwise(None).alias("window"),
         "readd_time",
         ((pl.col("readd_time") - pl.col("time")) / _US).fill_null(float("inf")).alias("duration_s"),
         pl.col("readd_time").is_null().alias("censored"),
@@ -394,7 +394,7 @@ def window_counts(rem: pl.DataFrame, n_windows: int, maintenance_min_removals: i
     return pl.DataFrame(
         {
             "window": np.arange(n_windows, dtype=np.int64),
-            "start_s": (TRACE_START_US + np.arange(n_windows, dtype=np.int64) * WINDOW_US) // _US,
+            "start_s": (ORIGIN_US + np.arange(n_windows, dtype=np.int64) * WINDOW_US) // _US,
             "removals": total.astype(np.int64),
             "outstanding": outstanding.astype(np.int64),
             "remaining": remaining.astype(np.int64),

@@ -24,21 +24,14 @@ pieces, never on raw records, so the full trace's 8352 windows fit in memory.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 
 import numpy as np
 import polars as pl
 
 from colocate.report.compare import Compare, cause_if_outside
-from colocate.trace import (
-    PRIORITY_CLASSES,
-    TRACE_START_US,
-    WINDOW_US,
-    WINDOWS_PER_DAY,
-    EventType,
-    priority_class_expr,
-)
+from colocate.sources.contract import CLASSES, ORIGIN_US, WINDOW_US, WINDOWS_PER_DAY, EventType, class_expr
 
 #: Classes in the paper's tables (Beaumont Tables 2-3, Fig 5): the three with many dominant jobs.
 MAIN_CLASSES = ("production", "gratis", "other")
@@ -91,8 +84,10 @@ def combine_job_pieces(pieces: pl.DataFrame | pl.LazyFrame) -> pl.DataFrame:
     )
 
 
-def job_table(task_pieces: pl.DataFrame | pl.LazyFrame) -> pl.DataFrame:
+def job_table(task_pieces: pl.DataFrame | pl.LazyFrame, priority_classes: Mapping[str, Iterable[int]]) -> pl.DataFrame:
     """Jobs from task_events pieces (:func:`colocate.prep.mapreduce.map_task_events`): priority, class, tasks.
+
+    ``class`` is the contract's class of the priority, by the source's ``priority_classes`` (class → priorities).
 
     A job's priority is its earliest task event's (job_events carry none; of simultaneous ones, the lowest);
     ``n_tasks`` counts distinct task indices. A LazyFrame (``pl.scan_parquet`` of every shard's pieces) is
@@ -106,7 +101,7 @@ def job_table(task_pieces: pl.DataFrame | pl.LazyFrame) -> pl.DataFrame:
             pl.col("first_time").min().alias("first_task_event_us"),
             pl.col("last_event").max().alias("last_task_event_us"),
         )
-        .with_columns(priority_class_expr())
+        .with_columns(class_expr(priority_classes))
         .sort("job_id")
         .collect(engine="streaming")
     )
@@ -124,16 +119,16 @@ def job_lifetimes(job_pieces: pl.DataFrame | pl.LazyFrame, n_windows: int, whole
     event (2.8 h), where a job still running is ``censored_early``: it was only
     seen that long. ``duration_min`` is in minutes.
     """
-    trace_end = TRACE_START_US + n_windows * WINDOW_US
+    trace_end = ORIGIN_US + n_windows * WINDOW_US
     jobs = combine_job_pieces(job_pieces)
     observed_end = trace_end
     if not whole_table:
         last = jobs.select(pl.max_horizontal(pl.col("submit_us").max(), pl.col("schedule_us").max(),
                                              pl.col("end_us").max())).item()
-        covered = max((last or 0) - TRACE_START_US, 0) // WINDOW_US + 1  # windows up to the last event's
-        observed_end = min(trace_end, TRACE_START_US + covered * WINDOW_US)
-    start = pl.coalesce("schedule_us", "submit_us").clip(TRACE_START_US, trace_end)
-    end = pl.col("end_us").fill_null(observed_end).clip(TRACE_START_US, trace_end)
+        covered = max((last or 0) - ORIGIN_US, 0) // WINDOW_US + 1  # windows up to the last event's
+        observed_end = min(trace_end, ORIGIN_US + covered * WINDOW_US)
+    start = pl.coalesce("schedule_us", "submit_us").clip(ORIGIN_US, trace_end)
+    end = pl.col("end_us").fill_null(observed_end).clip(ORIGIN_US, trace_end)
     return jobs.with_columns(
         start.alias("start_us"),
         end.alias("end_us"),
@@ -302,7 +297,7 @@ def class_shares(dominant_windows: pl.DataFrame, dominant: pl.DataFrame, totals:
             (pl.col("mem_sum").sum() / max(total["mem"], 1e-300)).alias("memory"),
         )
     )
-    order = {c: i for i, c in enumerate(PRIORITY_CLASSES)}
+    order = {c: i for i, c in enumerate(CLASSES)}
     return out.sort(pl.col("class").replace_strict(order, default=len(order), return_dtype=pl.Int32))
 
 
@@ -517,7 +512,7 @@ def duration_table(dominant: pl.DataFrame, classes: tuple[str, ...] = ("gratis",
             elif stat == "censored_early":
                 row[cls] = float(early.sum())
             elif stat == "events_end_min":
-                row[cls] = float((seen["end_us"].filter(seen["censored_early"]).max() - TRACE_START_US) / 60e6) if early.any() else None
+                row[cls] = float((seen["end_us"].filter(seen["censored_early"]).max() - ORIGIN_US) / 60e6) if early.any() else None
             elif d.size == 0:
                 row[cls] = None
             elif stat == "mean":

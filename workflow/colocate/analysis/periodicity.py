@@ -80,7 +80,7 @@ from scipy import fft, stats
 from colocate.analysis.jobs import TABLE_STATS, describe
 from colocate.insufficient import require
 from colocate.report.compare import Compare, Tolerance, absolute, cause_if_outside
-from colocate.trace import WINDOWS_PER_DAY
+from colocate.sources.contract import WINDOWS_PER_DAY
 
 #: Periods of the periodic components, in 5-minute windows (WINDOWS_PER_DAY: colocate.trace's).
 WINDOWS_PER_HOUR = 12

@@ -10,9 +10,9 @@ from matplotlib.figure import Figure
 from scipy import stats
 
 from colocate.figures import style
-from colocate.trace import PRIORITY_CLASSES, WINDOW_US
+from colocate.sources.contract import CLASSES, WINDOW_US
 
-_CLASS_ORDER = list(PRIORITY_CLASSES)[::-1]  # infrastructure on top, as the paper's legend
+_CLASS_ORDER = list(CLASSES)[::-1]  # infrastructure on top, as the paper's legend
 
 
 def beaumont_fig1_classes(shares: pl.DataFrame) -> Figure:

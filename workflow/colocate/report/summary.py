@@ -255,8 +255,9 @@ def render(
         causes = (
             skipped.unique(subset=["analysis"], keep="first")
             .with_columns(pl.when(pl.col("origin") == "").then("analysis").otherwise("origin").alias("origin"),
-                          # "not applicable to this trace" is said; "insufficient data" is the section's default
-                          pl.when(pl.col("status") == NOT_APPLICABLE).then(pl.lit(NOT_APPLICABLE + ": ") + pl.col("reason"))
+                          # "not applicable to <trace>" is said; "insufficient data" is the section's default
+                          pl.when((pl.col("status") == NOT_APPLICABLE) & ~pl.col("reason").str.starts_with("not applicable"))
+                          .then(pl.lit(NOT_APPLICABLE + ": ") + pl.col("reason"))
                           .otherwise("reason").alias("reason") if "status" in skipped.columns else pl.col("reason"))
             .group_by("origin", "reason", "needs")
             .agg(pl.col("analysis").sort())

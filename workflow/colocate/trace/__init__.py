@@ -13,24 +13,30 @@ import gzip
 import io
 import zlib
 from dataclasses import dataclass
-from enum import IntEnum
 from pathlib import Path
 
 import numpy as np
 import polars as pl
 
-#: Start of the trace in µs: times 0 < t < 600 s never occur; 0 means "before the trace".
-TRACE_START_US = 600_000_000
-#: Length of a task_usage measurement window (5 minutes) in µs.
-WINDOW_US = 300_000_000
-#: 5-minute windows in a day.
-WINDOWS_PER_DAY = 86_400_000_000 // WINDOW_US
+# The 2011 schema's event codes and clock are the contract's own: the source maps them unchanged.
+from colocate.sources.contract import FAILING_EVENTS as FAILING_EVENTS
+from colocate.sources.contract import WINDOW_US as WINDOW_US
+from colocate.sources.contract import WINDOWS_PER_DAY as WINDOWS_PER_DAY
+from colocate.sources.contract import EventType as EventType
+from colocate.sources.contract import MachineEventType as MachineEventType
+from colocate.sources.contract import TraceFormatError as TraceFormatError
+from colocate.sources.contract import class_expr
+from colocate.sources.contract import ORIGIN_US
+
+#: Start of the trace in µs, the contract's origin (window 0 starts here); times 0 < t < 600 s never occur, 0
+#: means "before the trace".
+TRACE_START_US = ORIGIN_US
 #: Windows in the 29-day trace: (2 506 200 s − 600 s) / 300 s (Beaumont §6 counts 8351 full ones).
 TRACE_WINDOWS = 8352
 #: Time used by the trace for events after its end (2**63 - 1).
 TIME_AFTER_END = 2**63 - 1
 
-#: Priority classes (Beaumont et al. §1.1, after Reiss et al.): name -> priorities, lowest class first.
+#: Priority classes (Beaumont et al. §1.1, after Reiss et al.): the contract's class -> the 2011 priorities in it.
 PRIORITY_CLASSES: dict[str, tuple[int, ...]] = {
     "gratis": (0, 1),
     "other": (2, 3, 4, 5, 6, 7, 8),
@@ -42,38 +48,7 @@ PRIORITY_CLASSES: dict[str, tuple[int, ...]] = {
 
 def priority_class_expr(priority: str = "priority") -> pl.Expr:
     """The priority class (:data:`PRIORITY_CLASSES`) of column ``priority``, as a String column ``class``."""
-    mapping = {p: name for name, ps in PRIORITY_CLASSES.items() for p in ps}
-    return (
-        pl.col(priority)
-        .replace_strict(mapping, default=None, return_dtype=pl.String)
-        .alias("class")
-    )
-
-
-class EventType(IntEnum):
-    """Task and job event types (schema v2.1 §"Job and task life cycles")."""
-
-    SUBMIT = 0
-    SCHEDULE = 1
-    EVICT = 2
-    FAIL = 3
-    FINISH = 4
-    KILL = 5
-    LOST = 6
-    UPDATE_PENDING = 7
-    UPDATE_RUNNING = 8
-
-
-#: Events that make a task *failing* (Janus & Rzadca §3.1).
-FAILING_EVENTS = (EventType.EVICT, EventType.FAIL, EventType.KILL, EventType.LOST)
-
-
-class MachineEventType(IntEnum):
-    """Machine event types."""
-
-    ADD = 0
-    REMOVE = 1
-    UPDATE = 2
+    return class_expr(PRIORITY_CLASSES, priority)
 
 
 @dataclass(frozen=True)
@@ -207,16 +182,6 @@ def schema_csv() -> str:
 
 
 # ----------------------------------------------------------------------------- reading
-
-
-class TraceFormatError(ValueError):
-    """A trace file that does not follow the schema: names the file and, where known, the line."""
-
-    def __init__(self, path: str | Path, message: str, line: int | None = None):
-        self.path = str(path)
-        self.line = line
-        where = f"{self.path}:{line}" if line is not None else self.path
-        super().__init__(f"{where}: {message}")
 
 
 def read_table(

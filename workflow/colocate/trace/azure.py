@@ -334,23 +334,6 @@ def series_of(parts: Sequence[pl.LazyFrame], vmids: pl.Series) -> pl.DataFrame:
     return pl.concat(frames) if frames else pl.DataFrame(schema={c: READINGS_SCHEMA.get(c, pl.Int32) for c in RECORD_COLUMNS})
 
 
-#: What the Google analyses need that the Azure VM traces do not record: (file name, analysis, reason, needs).
-NOT_APPLICABLE = (
-    ("failures", "Machine failures (Beaumont et al. §6)",
-     "the Azure VM traces record VMs, not the hosts they run on: there are no machine events",
-     "machine additions, removals and updates (Google's machine_events)"),
-    ("dominant_jobs", "Dominant jobs by priority class (Beaumont et al. §3-5.1)",
-     "a VM belongs to no job and has no priority (vmcategory, Interactive or Delay-insensitive, is its only class)",
-     "jobs of tasks with priorities and scheduling classes (Google's job_events and task_events)"),
-    ("cpu_memory", "CPU against memory usage (Beaumont et al. §4.2)",
-     "the traces give each VM's CPU readings only; its memory is the size it was given, not what it used",
-     "per-entity memory usage over time (task_usage's canonical memory usage)"),
-    ("colocation", "Co-location density per machine (issue 13)",
-     "the traces do not say which host a VM runs on",
-     "the machine of each usage record (task_usage's machine_id)"),
-)
-
-
 # ----------------------------------------------------------------------------- VMs seen as the Google trace's tasks
 
 

@@ -1,17 +1,18 @@
-# The trace: synthesized (default), the shipped real sample, downloaded from the public bucket, or a local copy.
+# The Google 2011 source's rules (colocate.sources.google2011): the trace synthesized (default), the shipped real sample,
+# downloaded from the public bucket, or a local copy, checked; its shards are mapped by mapreduce.smk.
 
 
 # Defined only for the synthetic source: no other source's directory may be written by it.
-if SOURCE == "synthetic":
+if SRC.is_model:
 
     rule synthesize_trace:
         output:
             manifest=f"{TRACE_ROOT}/SHA256SUM",
             schema=f"{TRACE_ROOT}/schema.csv",
-            shards=synthetic_outputs(),
+            shards=[trace_file(t, s) for t in SRC.shard_counts() for s in shard_stems(t)],
         params:
-            model={k: v for k, v in config["synthetic"].items() if k != "shards"},
-            shards=synthetic_shard_counts(),
+            model=SRC.model,
+            shards=SRC.shard_counts(),
             seed=config["trace"]["seed"],
             code=code_digest("trace.synth", "trace"),
         log:
@@ -22,7 +23,7 @@ if SOURCE == "synthetic":
         priority: PRIORITY_TRACE
         threads: 2
         resources:
-            mem_mb=synthesize_mem_mb(),
+            mem_mb=SRC.synthesis_mem_mb(config["scale"]),
             runtime=30,
         conda:
             "../../environment.yml"
@@ -84,7 +85,7 @@ rule download_trace:
 rule verify_local_trace:
     input:
         shards=lambda wc: [
-            trace_file(t, s) for t in ("task_events", "task_usage", "job_events", "machine_events") for s in shard_stems(t)
+            trace_file(t, s) for t in SRC.verified_tables for s in shard_stems(t)
         ],
         # a SHA256SUM added later re-verifies the copy
         manifest=lambda wc: [p] if Path(p := f"{TRACE_ROOT}/SHA256SUM").exists() else [],

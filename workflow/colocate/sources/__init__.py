@@ -1,0 +1,199 @@
+"""Trace sources behind one contract (:mod:`colocate.sources.contract`), and their registry.
+
+A source is the one place that knows a trace: where its files are, which of them a run reads, what the trace
+records (its :class:`~colocate.sources.contract.Capabilities`), how its priorities map to the papers' classes, and
+which rules file (its ``family``: ``workflow/rules/<family>.smk``) maps its files to the contract's tables. The
+workflow builds the run's source once, from ``trace.source``, by :func:`resolve`; every rule asks it rather than
+branching on the source's name.
+
+Built-in sources: ``synthetic``, ``sample``, ``google`` and ``local`` (:mod:`colocate.sources.google2011`), and
+``azure``, ``azure-sample`` and ``local`` in the Azure dataset's layout (:mod:`colocate.sources.azure`). A
+``module:Class`` in ``trace.source`` names a plug-in source, checked against :class:`Source`.
+
+This package is plumbing, not science: it lists directories and names files; it reads no trace.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+from colocate.registry import ConfigError, Registry, is_plugin, protocol_problems
+from colocate.sources.contract import Capabilities, TableCoverage
+
+__all__ = ["Source", "SourceBase", "SOURCES", "LOCAL_LAYOUTS", "register_local", "resolve", "Setting"]
+
+
+@runtime_checkable
+class Source(Protocol):
+    """What the workflow asks of a trace source (see the module docstring)."""
+
+    name: str  # its trace.source value
+    family: str  # the rules file that maps its files: workflow/rules/<family>.smk
+    paper_trace: bool  # the papers' own trace (Google 2011): its rows are judged against the papers
+    tables: tuple[str, ...]  # the raw tables it may read
+
+    def stems(self, table: str) -> list[str]: ...
+
+    def file(self, table: str, stem: str) -> str: ...
+
+    def capabilities(self) -> Capabilities: ...
+
+
+class Setting:
+    """What a source is built from: the config's ``trace`` section, the scale, the workflow's directory and the
+    synthetic model's section (the synthetic source's only)."""
+
+    def __init__(self, trace: Mapping[str, Any], scale: str, basedir: str | os.PathLike,
+                 synthetic: Mapping[str, Any] | None = None) -> None:
+        self.trace, self.scale, self.basedir, self.synthetic = trace, scale, Path(basedir), synthetic or {}
+
+
+class SourceBase:
+    """Shared behaviour of the built-in sources; a subclass sets the class attributes and :meth:`_stems`."""
+
+    name = ""
+    family = ""
+    paper_trace = False
+    tables: tuple[str, ...] = ()
+    #: The trace as summary rows name it ("not applicable to <label>").
+    label = ""
+    #: Whether its files are checked against a SHA256SUM before they are mapped (a copy nobody checked yet).
+    verify = False
+    #: Whether it is a model of a trace rather than a trace (the synthetic model's causes explain its rows).
+    is_model = False
+    #: Priorities → the contract's classes (class → priorities); empty where the trace has no priorities.
+    priority_classes: Mapping[str, tuple[int, ...]] = {}
+    #: Where a table's readings lie relative to the root: {table}/{stem}.csv.gz unless a source says otherwise.
+    suffix = ".csv.gz"
+
+    def __init__(self, setting: Setting) -> None:
+        self.setting = setting
+        self.trace = setting.trace
+        self.scale = setting.scale
+
+    # ------------------------------------------------------------------ files
+    @property
+    def root(self) -> str:
+        raise NotImplementedError
+
+    @property
+    def run(self) -> str:
+        """The run's default name (results/<run>/): <source>-<scale>."""
+        return f"{self.name}-{self.scale}"
+
+    def stems(self, table: str) -> list[str]:
+        """Stems of ``table``'s files this run reads (none for a table the source does not have)."""
+        return self._stems(table) if table in self.tables else []
+
+    def _stems(self, table: str) -> list[str]:
+        raise NotImplementedError
+
+    def file(self, table: str, stem: str) -> str:
+        return f"{self.root}/{table}/{stem}{self.suffix}"
+
+    def found(self, table: str, pattern: str) -> list[str]:
+        """Stems of the files of ``table`` under the root matching ``pattern`` (a glob), sorted."""
+        return sorted(Path(p).name.removesuffix(self.suffix) for p in glob.glob(f"{self.root}/{table}/{pattern}"))
+
+    def has_tables(self, *tables: str) -> bool:
+        return all(self.stems(t) for t in tables)
+
+    def total(self, table: str) -> int | None:
+        """How many files ``table`` has in the whole trace (None: not known)."""
+        return None
+
+    def coverage(self, table: str) -> TableCoverage:
+        stems = self.stems(table)
+        return TableCoverage(table, len(stems), self.total(table), tuple(stems))
+
+    def whole(self, table: str) -> bool:
+        """Whether this run reads every file of ``table``."""
+        return bool(self.stems(table)) and self.coverage(table).whole
+
+    # ------------------------------------------------------------------ what the trace records
+    #: Capabilities by the table that gives them.
+    gives: Mapping[str, tuple[str, ...]] = {}
+    #: Why the trace lacks a capability it never has (beyond a table not read).
+    never_why: Mapping[str, str] = {}
+    entity, group, usage, units = "task", "job", "inst", ""
+
+    @property
+    def span_windows(self) -> int | None:
+        return None
+
+    def capabilities(self) -> Capabilities:
+        has, why = set(), dict(self.never_why)
+        for table, caps in self.gives.items():
+            if self.stems(table):
+                has.update(caps)
+        for table, caps in self.gives.items():
+            for cap in caps:
+                if cap not in has and cap not in why:
+                    why[cap] = f"no {table} file under {self.root_label()}"
+        return Capabilities(trace=self.label, has=frozenset(has), entity=self.entity, group=self.group,
+                            usage=self.usage, units=self.units, span_windows=self.span_windows,
+                            coverage=tuple(self.coverage(t) for t in self.tables),
+                            lacks_why={k: v for k, v in why.items() if k not in has})
+
+    def root_label(self) -> str:
+        """The root as a message may show it: relative to the workflow's directory where it lies inside it."""
+        try:
+            return str(Path(self.root).resolve().relative_to(self.setting.basedir.resolve()))
+        except ValueError:
+            return str(self.root)
+
+    def check(self) -> None:
+        """Raise a ValueError naming the config key if the source cannot work as configured."""
+
+    #: The source of a local directory that no other source recognises.
+    local_default = False
+
+    @classmethod
+    def recognises(cls, path: Path) -> bool:
+        """Whether a local directory is laid out as this source's trace (for ``trace.source: local``)."""
+        return False
+
+
+#: The built-in sources by their trace.source value.
+SOURCES: Registry[SourceBase] = Registry("trace source", Source, key="name")
+#: The sources a local directory may hold (``trace.source: local``), by layout: the first that recognises the
+#: directory reads it, else the one marked ``local_default``.
+LOCAL_LAYOUTS: list[type[SourceBase]] = []
+
+
+def register_local(cls: type[SourceBase]) -> type[SourceBase]:
+    """Class decorator: a source of a local directory, chosen by :meth:`SourceBase.recognises`."""
+    problems = protocol_problems(cls, Source)
+    if problems:
+        raise TypeError(f"{cls.__name__} is not a trace source: {'; '.join(problems)}")
+    LOCAL_LAYOUTS.append(cls)
+    return cls
+
+
+def resolve(setting: Setting) -> SourceBase:
+    """The run's source for ``setting.trace['source']``: a built-in name, ``local`` (the source whose layout the
+    directory ``trace.path`` has), or a ``module:Class`` plug-in. Errors name the config key."""
+    # the built-in sources register themselves on import
+    from colocate.sources import azure, google2011  # noqa: F401
+
+    name = setting.trace.get("source", "synthetic")
+    if name == "local":
+        path = setting.trace.get("path")
+        if not path:
+            raise ConfigError("config key trace.path: required when trace.source is 'local'")
+        if not Path(path).is_dir():
+            raise ConfigError(f"config key trace.path: {path!r} is not a directory")
+        cls = next((c for c in LOCAL_LAYOUTS if c.recognises(Path(path))),
+                   next(c for c in LOCAL_LAYOUTS if c.local_default))
+    elif is_plugin(name) or name in SOURCES:
+        cls = SOURCES.resolve(name, "config key trace.source")
+    else:
+        raise ConfigError(f"config key trace.source: unknown source {name!r}; known: {', '.join(SOURCES.names())}, "
+                          "local, or a plug-in module:Class")
+    source = cls(setting)
+    source.check()
+    return source

@@ -1,0 +1,179 @@
+"""The source contract: what every trace source gives the analyses, whatever the trace.
+
+A *source* (one module of :mod:`colocate.sources` and one rules file) reads a trace and writes the canonical
+tables; the analyses know only what this module defines:
+
+- **the clock**: times in µs on the canonical clock, whose window ``k`` covers
+  ``[ORIGIN_US + k · WINDOW_US, ORIGIN_US + (k + 1) · WINDOW_US)``. A source shifts its own clock once so that its
+  first 5-minute window starts at :data:`ORIGIN_US` (Google 2011's trace starts at 600 s, which is where the origin
+  sits, so its times pass unchanged; Azure's readings start at 0 s and are shifted by it);
+- **event types** of an entity's or a group's life cycle (:class:`EventType`) and of a machine's
+  (:class:`MachineEventType`): each source maps its trace's codes to these;
+- **classes**: the papers' priority classes (:data:`CLASSES`, after Reiss et al. and Beaumont et al. §1.1); a
+  source maps its priorities to them (:func:`class_expr`, with the source's own mapping);
+- **capabilities** (:data:`CAPABILITIES`): what a trace may record, which an analysis may need; a source states
+  which it has in a :class:`Capabilities` record, with its units, span and coverage (what was read out of what
+  exists), and an analysis whose needs the source lacks is reported as not applicable to it;
+- :class:`TraceFormatError`, the error of a trace file that does not follow its schema.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import asdict, dataclass, field
+from enum import IntEnum
+from pathlib import Path
+
+import polars as pl
+
+__all__ = ["ORIGIN_US", "WINDOW_US", "WINDOWS_PER_DAY", "EventType", "FAILING_EVENTS", "MachineEventType",
+           "CLASSES", "class_expr", "CAPABILITIES", "Capabilities", "TableCoverage", "TraceFormatError",
+           "window_of", "not_applicable_reason"]
+
+#: Start of window 0 on the canonical clock, in µs (times before it happened before the trace).
+ORIGIN_US = 600_000_000
+#: Length of a usage window (5 minutes, the 2011 trace's task_usage period and Azure's reading period) in µs.
+WINDOW_US = 300_000_000
+#: 5-minute windows in a day.
+WINDOWS_PER_DAY = 86_400_000_000 // WINDOW_US
+
+
+def window_of(time: str = "start_time") -> pl.Expr:
+    """The window (0-based) of column ``time`` on the canonical clock, as an expression named ``window``."""
+    return ((pl.col(time) - ORIGIN_US) // WINDOW_US).alias("window")
+
+
+class EventType(IntEnum):
+    """Life-cycle events of an entity (task, VM, container) or a group (job), as the contract codes them.
+
+    The codes are the 2011 trace's (schema v2.1, "Job and task life cycles"); another trace maps its own
+    (the 2019 trace's QUEUE, ENABLE, …; an Azure VM's creation and deletion) to them.
+    """
+
+    SUBMIT = 0
+    SCHEDULE = 1
+    EVICT = 2
+    FAIL = 3
+    FINISH = 4
+    KILL = 5
+    LOST = 6
+    UPDATE_PENDING = 7
+    UPDATE_RUNNING = 8
+
+
+#: Events that make an entity *failing* (Janus & Rzadca §3.1).
+FAILING_EVENTS = (EventType.EVICT, EventType.FAIL, EventType.KILL, EventType.LOST)
+
+
+class MachineEventType(IntEnum):
+    """Machine events (Beaumont et al. §6): a machine added, removed, or its capacity updated."""
+
+    ADD = 0
+    REMOVE = 1
+    UPDATE = 2
+
+
+#: The papers' priority classes, lowest first (Beaumont et al. §1.1, after Reiss et al.).
+CLASSES = ("gratis", "other", "production", "monitoring", "infrastructure")
+
+
+def class_expr(priority_classes: Mapping[str, Iterable[int]], priority: str = "priority") -> pl.Expr:
+    """The class (:data:`CLASSES`) of column ``priority`` by a source's ``priority_classes`` (class → its
+    priorities), as a String column ``class``; a priority the mapping does not name gives null."""
+    unknown = set(priority_classes) - set(CLASSES)
+    if unknown:
+        raise ValueError(f"unknown class(es) {sorted(unknown)}; the contract's are {', '.join(CLASSES)}")
+    mapping = {int(p): name for name, ps in priority_classes.items() for p in ps}
+    return pl.col(priority).replace_strict(mapping, default=None, return_dtype=pl.String).alias("class")
+
+
+#: What a trace may record, by the name an analysis states its needs with: name → what it is.
+CAPABILITIES: dict[str, str] = {
+    "entities": "entities (tasks, VMs, containers) with their group, requests and submission",
+    "usage_series": "per-entity CPU usage series in 5-minute windows",
+    "inst_usage": "an instantaneous (sampled) CPU usage per window, not only the window's mean or maximum",
+    "priorities": "entity priorities mapped to the papers' classes (production, gratis, …)",
+    "group_events": "the life-cycle events of groups (jobs): submission, scheduling, ends",
+    "machine_events": "machine additions, removals and updates",
+    "placements": "the machine each entity runs on",
+    "memory_usage": "per-entity memory usage over time",
+    "arrivals": "request arrivals: when each entity was submitted or created, with its size",
+}
+
+
+@dataclass(frozen=True)
+class TableCoverage:
+    """What a run reads of one of its trace's tables: ``read`` files (shards) of ``of`` (None: not known)."""
+
+    table: str
+    read: int
+    of: int | None
+    files: tuple[str, ...] = ()
+
+    @property
+    def whole(self) -> bool:
+        return self.of is not None and self.read == self.of
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    """A source's record: which :data:`CAPABILITIES` it has, how it calls an entity and a group, its units,
+    its span in windows (None where only the data tells) and its coverage per table."""
+
+    trace: str
+    has: frozenset[str]
+    entity: str = "task"
+    group: str = "job"
+    usage: str = "inst"  # "inst": a sampled instantaneous usage; "max": only the window's maximum
+    units: str = "CPU as a share of the largest machine"
+    span_windows: int | None = None
+    coverage: tuple[TableCoverage, ...] = ()
+    lacks_why: Mapping[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        unknown = set(self.has) - set(CAPABILITIES)
+        if unknown:
+            raise ValueError(f"unknown capabilities {sorted(unknown)}; known: {', '.join(CAPABILITIES)}")
+        if self.usage not in ("inst", "max"):
+            raise ValueError(f"usage must be 'inst' or 'max', got {self.usage!r}")
+
+    def missing(self, needs: Iterable[str]) -> list[str]:
+        """Those of ``needs`` the source lacks, in the order given (an unknown name is an error)."""
+        needs = list(needs)
+        unknown = [n for n in needs if n not in CAPABILITIES]
+        if unknown:
+            raise ValueError(f"unknown capabilities {unknown}; known: {', '.join(CAPABILITIES)}")
+        return [n for n in needs if n not in self.has]
+
+    def supports(self, needs: Iterable[str]) -> bool:
+        return not self.missing(needs)
+
+    def to_json(self) -> str:
+        record = asdict(self)
+        record["has"] = sorted(self.has)
+        record["lacks"] = sorted(set(CAPABILITIES) - set(self.has))
+        record["lacks_why"] = dict(sorted(self.lacks_why.items()))
+        record["coverage"] = [{**asdict(c), "files": list(c.files), "whole": c.whole} for c in self.coverage]
+        return json.dumps(record, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def not_applicable_reason(capabilities: Capabilities, needs: Iterable[str]) -> tuple[str, str]:
+    """``(reason, needs)`` of an analysis that needs ``needs`` on a source lacking some of them: "not applicable
+    to <trace>: needs <capability>", with the source's own account of why it lacks it where it gives one."""
+    missing = capabilities.missing(needs)
+    if not missing:
+        raise ValueError(f"{capabilities.trace} has every capability of {list(needs)}")
+    why = "; ".join(capabilities.lacks_why[m] for m in missing if m in capabilities.lacks_why)
+    reason = f"not applicable to {capabilities.trace}: needs {', '.join(missing)}" + (f" ({why})" if why else "")
+    return reason, "; ".join(CAPABILITIES[m] for m in missing)
+
+
+class TraceFormatError(ValueError):
+    """A trace file that does not follow the schema: names the file and, where known, the line."""
+
+    def __init__(self, path: str | Path, message: str, line: int | None = None):
+        self.path = str(path)
+        self.line = line
+        where = f"{self.path}:{line}" if line is not None else self.path
+        super().__init__(f"{where}: {message}")
