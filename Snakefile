@@ -33,14 +33,18 @@ include: "workflow/rules/resume.smk"
 
 # The stages in the order of the papers (the summary's sections follow it); a new
 # workflow/rules/<stage>.smk is included after them without a line here.
-STAGES = ["google2011", "mapreduce", "realizations", "colocation", "notebooks", "characterise", "packing", "admission",
+STAGES = ["mapreduce", "realizations", "colocation", "notebooks", "characterise", "packing", "admission",
           "placement", "jobs", "cpumem", "periodicity", "failures"]
 _found = sorted(p.stem for p in (Path(workflow.basedir) / "workflow/rules").glob("*.smk"))
-for _stage in STAGES + [s for s in _found if s not in STAGES + ["common", "resume", "summary"]]:
+_skip = STAGES + ["common", "resume", "summary", *SOURCE_FAMILIES]
+for _stage in STAGES + [s for s in _found if s not in _skip]:
 
     include: f"workflow/rules/{_stage}.smk"
 
 
+# The run's source: its rules file (colocate.sources; e.g. workflow/rules/google2011.smk) downloads or reads the
+# trace and maps it to the contract's tables, which the stages read; no other source's rules are defined.
+include: SRC.rules
 include: "workflow/rules/summary.smk"
 
 

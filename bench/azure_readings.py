@@ -8,8 +8,9 @@ of VMs and the compressibility are a real file's. Then, in the same run:
 
 * reference: ``gzip -dc file > /dev/null``;
 * ours, in a child process so that its peak RSS is measured alone: ``read_readings`` (decompress, parse, check
-  min ≤ avg ≤ max and the 5-minute grid), then the rest of the ``azure_map_readings`` job: ``map_readings``
-  (bucket by vmid over B = 256, sort) and the Parquet write.
+  min ≤ avg ≤ max and the 5-minute grid), then the rest of the ``azure_map_readings`` job: ``usage_records``
+  (the contract's usage records: each VM keyed by its deployment through the vmtable, shares of a 48-core host,
+  bucketed over B = 256) and the Parquet write.
 
 Prints the times, the read's and the whole map job's ratio to gzip, and the peak RSS.
 
@@ -39,7 +40,10 @@ from colocate.trace import azure
 t = time.perf_counter()
 df = azure.read_readings(sys.argv[1])
 read = time.perf_counter() - t
-records = azure.map_readings(df, 256)
+import polars as pl
+ids = df["vmid"].unique()  # a vmtable of the file's VMs, one per deployment, 2 cores each
+tasks = azure.vm_tasks(pl.DataFrame({"vmid": ids, "deploymentid": ids, "vmcorecount": ["2"] * ids.len()}))
+records = azure.usage_records(df, tasks, 48, 256)
 mapped = time.perf_counter() - t - read
 io.write_parquet(records, sys.argv[2])
 written = time.perf_counter() - t - read - mapped

@@ -58,7 +58,7 @@ from scipy import stats
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "workflow"))
 import finished_run  # noqa: E402
 from colocate.analysis import aggregate, betafit  # noqa: E402
-from colocate.trace import WINDOW_US  # noqa: E402
+from colocate.sources.contract import WINDOW_US, window_of  # noqa: E402
 
 DAY_US = 86_400_000_000
 
@@ -158,7 +158,7 @@ def throttle_factors(records: pl.LazyFrame, capacity: pl.DataFrame, production: 
     ``proportional``: every task alike, capacity / total. ``batch-first``, as Borg shares a full machine: the
     ``production`` tasks (``job_id``, ``task_index``) keep theirs up to the capacity, the others share what remains
     (nothing where production alone fills it). Machines of unknown capacity keep their records (factors 1)."""
-    totals = (records.select("job_id", "task_index", "machine_id", aggregate._window(), "cpu_rate")
+    totals = (records.select("job_id", "task_index", "machine_id", window_of(), "cpu_rate")
               .join(_production_keys(production), on=["job_id", "task_index"], how="left")
               .group_by("machine_id", "window")
               .agg(pl.col("cpu_rate").filter(pl.col("production").is_not_null()).sum().alias("p"),
@@ -180,7 +180,7 @@ def throttled(parts, factors: pl.DataFrame, production: pl.DataFrame | None, col
     (:func:`throttle_factors`): the production tasks' or the others'."""
     f = pl.when(pl.col("production").is_not_null()).then(pl.col("f_production")).otherwise(pl.col("f_other"))
     keys = _production_keys(production)
-    return [part.with_columns(aggregate._window()).join(keys, on=["job_id", "task_index"], how="left", maintain_order="left")
+    return [part.with_columns(window_of()).join(keys, on=["job_id", "task_index"], how="left", maintain_order="left")
             .join(factors.lazy().drop("over"), on=["machine_id", "window"], how="left", maintain_order="left")
             .with_columns(pl.col(column) * f.fill_null(1.0))
             .drop("window", "production", "f_production", "f_other") for part in parts]

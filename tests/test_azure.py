@@ -171,83 +171,85 @@ def test_readings_files_are_selected_as_the_dataset_names_them():
             az.select_readings(bad, 195)
 
 
-def test_vm_buckets_are_blake2b_of_the_id_and_stable():
-    ids = pl.Series(["vm-a", "vm-b", "vm-a", "+Iipd7vDjjEp/QdG"])
-    got = az.vm_buckets(ids, 7).to_list()
-    want = [int.from_bytes(hashlib.blake2b(v.encode(), digest_size=8).digest(), "little") % 7 for v in ids]
-    assert got == want and got[0] == got[2]
-    with pytest.raises(ValueError, match="n_buckets"):
-        az.vm_buckets(ids, 0)
-
-
-def test_vm_buckets_spread_the_real_ids_evenly():
-    """A stable hash spreads ids uniformly: 20,000 ids over 16 buckets pass a chi-square test at 1%."""
-    from scipy import stats
-
-    ids = pl.Series([hashlib.sha256(str(i).encode()).hexdigest()[:44] for i in range(20_000)])
-    counts = np.bincount(az.vm_buckets(ids, 16).to_numpy(), minlength=16)
-    assert stats.chisquare(counts).pvalue > 0.01
-
-
 def _readings(rows: list[tuple[int, str, float]]) -> pl.DataFrame:
     return pl.DataFrame({"timestamp": [t for t, _, _ in rows], "vmid": [v for _, v, _ in rows],
                          "min_cpu": [x / 2 for *_, x in rows], "max_cpu": [x * 2 for *_, x in rows],
                          "avg_cpu": [x for *_, x in rows]}, schema=az.READINGS_SCHEMA)
 
 
+def _vmtable(vmids, cores="2", deployment=None) -> pl.DataFrame:
+    n = len(vmids)
+    return pl.DataFrame({"vmid": list(vmids), "deploymentid": deployment or [f"d-{v}" for v in vmids],
+                         "vmcreated": [0] * n, "vmdeleted": [30 * 86_400] * n,
+                         "vmcorecount": [cores] * n, "vmmemory": ["8"] * n})
+
+
+def _reduce(records: pl.DataFrame, vmtable: pl.DataFrame, n_buckets: int = 1, host=(48.0, 384.0), long_min=1):
+    """The shared reduce (colocate.prep.mapreduce.reduce_bucket) of every bucket of the contract's tables."""
+    from colocate.prep import mapreduce
+
+    pieces = az.entity_pieces(vmtable, *host, n_buckets)
+    outs = [mapreduce.reduce_bucket(records.filter(pl.col("bucket") == b).drop("bucket"),
+                                    pieces.filter(pl.col("bucket") == b).drop("bucket"), long_min) for b in range(n_buckets)]
+    return {k: pl.concat([o[k] for o in outs]) for k in ("stats", "series", "counts")}
+
+
 @settings(max_examples=40, deadline=None)
-@given(st.lists(st.tuples(st.integers(0, 40), st.sampled_from(["a", "b", "c", "d", "e"]), st.floats(0, 100)),
+@given(st.lists(st.tuples(st.integers(0, 40), st.sampled_from(["a", "b", "c", "d", "e"]), st.floats(0.5, 100)),
                 min_size=1, max_size=120, unique_by=lambda r: (r[0], r[1])),
        st.integers(1, 5), st.integers(1, 4))
-def test_map_then_reduce_gives_each_vm_its_readings_whatever_the_files(rows, n_files, n_buckets):
-    """Readings split over files in any way, mapped per file and reduced per bucket, give each VM's series and its
-    vmtable statistics exactly as computed on all the readings at once."""
+def test_readings_mapped_per_file_and_reduced_per_bucket_give_each_vm_its_series(rows, n_files, n_buckets):
+    """Readings split over files in any way, mapped to the contract's usage records per file (usage_records) and
+    reduced per bucket by the shared reduce, give each VM its readings exactly, as shares of the host (avg % / 100 ×
+    2 cores / 48), at its slot's window on the canonical clock, with the maximum for inst; and its statistics those
+    of its readings (mean of avg: the vmtable's avgcpu, computed by vm_summary, over 2,400)."""
+    from colocate.sources.contract import ORIGIN_US, WINDOW_US
+
     rows = [(300 * t, v, x) for t, v, x in rows]
-    rng = np.random.default_rng(len(rows))
-    which = rng.integers(0, n_files, len(rows))
-    mapped = [az.map_readings(_readings([r for r, w in zip(rows, which) if w == f]), n_buckets) for f in range(n_files)]
-    records = pl.concat(mapped)
-    series, vms = [], []
-    for b in range(n_buckets):
-        out = az.reduce_vms(records.filter(pl.col("bucket") == b).drop("bucket"))
-        series.append(out["series"])
-        vms.append(out["vms"])
-    series = pl.concat(series).sort("vmid", "slot")
-    whole = _readings(rows)
-    want = whole.select("vmid", (pl.col("timestamp") // 300).cast(pl.Int32).alias("slot"), "min_cpu", "max_cpu",
-                        "avg_cpu").sort("vmid", "slot")
-    assert series.equals(want)
-    vms = pl.concat(vms).sort("vmid")
+    vmtable = _vmtable(sorted({v for _, v, _ in rows} | {"idle"}))
+    tasks = az.vm_tasks(vmtable)
+    which = np.random.default_rng(len(rows)).integers(0, n_files, len(rows))
+    records = pl.concat([az.usage_records(_readings([r for r, w in zip(rows, which) if w == f]), tasks, 48, n_buckets)
+                         for f in range(n_files)])
+    out = _reduce(records, vmtable, n_buckets)
+    got = out["series"].join(tasks, on=["job_id", "task_index"]).sort("vmid", "start_time")
+    whole = _readings(rows).sort("vmid", "timestamp")
+    assert got["vmid"].to_list() == whole["vmid"].to_list()
+    assert got["start_time"].to_list() == [ORIGIN_US + t // 300 * WINDOW_US for t in whole["timestamp"]]
+    np.testing.assert_allclose(got["avg"], whole["avg_cpu"] / 100 * 2 / 48, rtol=1e-6)
+    np.testing.assert_allclose(got["inst"], whole["max_cpu"] / 100 * 2 / 48, rtol=1e-6)
+    stats = out["stats"].join(tasks, on=["job_id", "task_index"]).sort("vmid")
     summary = az.vm_summary(whole)
-    assert vms.select(summary.columns).drop("avgcpu").equals(summary.drop("avgcpu"))
-    np.testing.assert_allclose(vms["avgcpu"], summary["avgcpu"], rtol=1e-12, atol=1e-12)
-    spans = want.group_by("vmid").agg(pl.col("slot").min(), pl.col("slot").max().alias("last")).sort("vmid")
-    assert vms["first_slot"].to_list() == spans["slot"].to_list() and vms["last_slot"].to_list() == spans["last"].to_list()
+    np.testing.assert_allclose(stats["avg_mean"], summary["avgcpu"] / 2400, rtol=1e-6)
+    assert stats["n_records"].to_list() == summary["readings"].to_list()
+    # a VM of the vmtable without readings is an entity without usage: not a task with usage
+    assert int(out["counts"]["tasks_with_usage"].sum()) == summary.height
+    assert stats["cpu_request"].to_list() == pytest.approx([2 / 48] * summary.height)
 
 
-def test_a_slot_read_twice_is_an_error_naming_the_vm_and_time():
-    records = az.map_readings(_readings([(0, "a", 1.0), (300, "a", 2.0)]), 1)
+def test_a_slot_read_twice_in_a_file_is_an_error_naming_the_vm_and_time(tmp_path):
+    readings = _readings([(0, "a", 1.0), (300, "a", 2.0), (300, "a", 3.0)])
     with pytest.raises(ValueError, match=r"VM a has two readings at t = 300 s"):
-        az.reduce_vms(pl.concat([records, records.tail(1)]).drop("bucket"))
+        az.usage_records(readings, az.vm_tasks(_vmtable(["a"])), 48, 1)
 
 
 def test_long_running_vms_are_read_from_the_first_to_the_last_slot():
-    vms = pl.DataFrame({"vmid": ["all", "late", "early_end", "gappy", "few_gaps"],
+    vms = pl.DataFrame({"job_id": [0, 1, 2, 3, 4], "task_index": [0] * 5,
                         "readings": [100, 90, 90, 80, 99], "first_slot": [0, 10, 0, 0, 0],
                         "last_slot": [99, 99, 89, 99, 99]})
-    assert az.long_running(vms, 100, 1.0, None, 0)["vmid"].to_list() == ["all"]
-    assert az.long_running(vms, 100, 0.99, None, 0)["vmid"].to_list() == ["all", "few_gaps"]
-    assert az.long_running(vms, 100, 0.8, None, 0)["vmid"].to_list() == ["all", "few_gaps", "gappy"]
+    assert az.long_running(vms, 100, 1.0, None, 0)["job_id"].to_list() == [0]
+    assert az.long_running(vms, 100, 0.99, None, 0)["job_id"].to_list() == [0, 4]
+    assert az.long_running(vms, 100, 0.8, None, 0)["job_id"].to_list() == [0, 3, 4]
     one = az.long_running(vms, 100, 0.8, 2, 3)
-    assert one.height == 2 and one.equals(az.long_running(vms, 100, 0.8, 2, 3)) and one["vmid"].is_sorted()
+    assert one.height == 2 and one.equals(az.long_running(vms, 100, 0.8, 2, 3)) and one["job_id"].is_sorted()
     with pytest.raises(ValueError, match="min_coverage"):
         az.long_running(vms, 100, 0, None, 0)
 
 
 def test_a_daily_sinusoid_vm_gives_its_ratio_through_the_pipeline_path():
-    """Known answer through map → reduce → long_running → Beaumont §5.2's analyse: a VM with
-    avg = 40 + 10·cos(2π t / day − 60°) has a daily ratio of 0.25 and its peak at 60°; a VM read only half the
-    month is not analysed."""
+    """Known answer through the contract's map → the shared reduce → entity_spans → long_running → Beaumont §5.2's
+    analyse: a VM with avg = 40 + 10·cos(2π t / day − 60°) has a daily ratio of 0.25 and its peak at 60°, and its
+    CPU in cores is back (× the host's cores); a VM read only half the month is not analysed."""
     from colocate.analysis import periodicity
 
     t = np.arange(0, 30 * 86_400, 300)
@@ -256,15 +258,19 @@ def test_a_daily_sinusoid_vm_gives_its_ratio_through_the_pipeline_path():
     readings = pl.DataFrame({"timestamp": np.r_[t, t[:half]], "vmid": ["sine"] * t.size + ["short"] * half,
                              "min_cpu": np.r_[avg, avg[:half]] - 1, "max_cpu": np.r_[avg, avg[:half]] + 1,
                              "avg_cpu": np.r_[avg, avg[:half]]}, schema=az.READINGS_SCHEMA)
-    out = az.reduce_vms(az.map_readings(readings, 1).drop("bucket"))
-    chosen = az.long_running(out["vms"], t.size, 0.99, None, 0)
-    assert chosen["vmid"].to_list() == ["sine"]
-    dominant, windows = az.as_periodicity_input(chosen, out["series"])
+    vmtable = _vmtable(["short", "sine"], cores="4")
+    tasks = az.vm_tasks(vmtable)
+    series = _reduce(az.usage_records(readings, tasks, 48, 1), vmtable)["series"]
+    spans = az.entity_spans([series.lazy()])
+    chosen = az.long_running(spans, t.size, 0.99, None, 0)
+    assert chosen.join(tasks, on=["job_id", "task_index"])["vmid"].to_list() == ["sine"]
+    dominant, windows = az.as_periodicity_input(chosen, az.series_of([series.lazy()], chosen), 48)
     assert dominant["class"].to_list() == ["vm"] and windows.height == t.size
+    np.testing.assert_allclose(windows["cpu_sum"], avg / 100 * 4, rtol=1e-6)
     res = periodicity.analyse(dominant, windows, t.size, classes=("vm",), min_coverage=0.99)
     row = res["components"].row(0, named=True)
-    assert row["daily_ratio"] == pytest.approx(0.25, abs=1e-9) and row["daily_phase_deg"] == pytest.approx(60, abs=1e-6)
-    assert row["noise_ratio"] == pytest.approx(0, abs=1e-9)
+    assert row["daily_ratio"] == pytest.approx(0.25, abs=1e-6) and row["daily_phase_deg"] == pytest.approx(60, abs=1e-3)
+    assert row["noise_ratio"] == pytest.approx(0, abs=1e-6)
 
 
 def test_rows_from_another_trace_are_shown_but_not_judged():
@@ -278,18 +284,30 @@ def test_rows_from_another_trace_are_shown_but_not_judged():
     assert other["note"].item().startswith("median; Azure V2") and other["ours_value"].item() == pytest.approx(0.03)
 
 
-def test_vms_become_tasks_of_their_deployment_weighted_by_cores():
+def test_vms_become_entities_of_their_deployment_as_shares_of_a_host():
+    """Known answer: each VM is an entity of its deployment (ranked by vmid), its usage and request shares of a host of
+    48 cores / 384 GB (50% of 2 cores is 1/48 of the host; a VM without a core count counts 1), its creation and
+    deletion on the canonical clock, never failing."""
+    from colocate.sources.contract import ORIGIN_US, WINDOW_US
+
     vmtable = pl.DataFrame({"vmid": ["v3", "v1", "v2", "v4"], "deploymentid": ["d2", "d1", "d1", "d3"],
-                            "vmcorecount": ["4", "2", ">24", "x"]})
+                            "vmcreated": [0, 300, 0, 600], "vmdeleted": [900, 1200, 3000, 900],
+                            "vmcorecount": ["4", "2", ">24", "x"], "vmmemory": ["8", "4", ">64", "2"]})
     tasks = az.vm_tasks(vmtable)
     assert tasks.rows() == [("v1", 0, 0, 2.0), ("v2", 0, 1, 24.0), ("v3", 1, 0, 4.0), ("v4", 2, 0, None)]
-    series = pl.DataFrame({"vmid": ["v1", "v2", "v4", "v9"], "slot": [0, 3, 1, 0], "min_cpu": [0.0] * 4,
-                           "max_cpu": [100.0] * 4, "avg_cpu": [50.0, 10.0, 20.0, 30.0]}).lazy()
-    got = az.task_series(series, tasks).collect().sort("job_id", "task_index")
-    from colocate.trace import TRACE_START_US, WINDOW_US
-
-    assert got["avg"].to_list() == pytest.approx([1.0, 2.4, 0.2])  # 50% of 2 cores, 10% of 24, 20% of 1 (no cores)
-    assert got["start_time"].to_list() == [TRACE_START_US, TRACE_START_US + 3 * WINDOW_US, TRACE_START_US + WINDOW_US]
+    pieces = az.entity_pieces(vmtable, 48, 384, 1).sort("job_id", "task_index")
+    assert pieces["cpu_request"].to_list() == pytest.approx([2 / 48, 24 / 48, 4 / 48, 1 / 48])
+    assert pieces["memory_request"].to_list() == pytest.approx([4 / 384, 64 / 384, 8 / 384, 2 / 384])
+    assert pieces["first_time"].to_list() == [ORIGIN_US + s * 1_000_000 for s in (300, 0, 0, 600)]
+    assert not pieces["failing"].any() and pieces["priority"].is_null().all()
+    readings = pl.DataFrame({"timestamp": [0, 900, 300, 0], "vmid": ["v1", "v2", "v4", "v9"], "min_cpu": [0.0] * 4,
+                             "max_cpu": [100.0] * 4, "avg_cpu": [50.0, 10.0, 20.0, 30.0]}, schema=az.READINGS_SCHEMA)
+    got = az.usage_records(readings, tasks, 48, 1).sort("job_id", "task_index")
+    assert got["cpu_rate"].to_list() == pytest.approx([1 / 48, 2.4 / 48, 0.2 / 48])  # v9 is not in the vmtable
+    assert got["start_time"].to_list() == [ORIGIN_US, ORIGIN_US + 3 * WINDOW_US, ORIGIN_US + WINDOW_US]
+    assert got["sampled_cpu_usage"].to_list() == pytest.approx([2 / 48, 24 / 48, 1 / 48])
+    with pytest.raises(ValueError, match="positive"):
+        az.entity_pieces(vmtable, 0, 384, 1)
 
 
 def test_feasible_sizes_are_those_the_tasks_reach_on_average():
@@ -301,39 +319,20 @@ def test_feasible_sizes_are_those_the_tasks_reach_on_average():
 
 
 def test_each_vm_carries_janus_statistics_with_the_max_for_inst():
-    """Known answer: a VM at avg 10, 30 (%) with max 20, 60 has avg mean 0.2, std 0.1, inst (max) mean 0.4,
-    std 0.2, and its avg histogram puts half its readings in bin 10 and half in bin 30; 100 % is the last bin."""
+    """Known answer through the shared reduce: a VM of 48 cores (a whole host) at avg 10, 30 (%) with max 20, 60 has
+    avg mean 0.2, std 0.1, inst (max) mean 0.4, std 0.2, and its inst histogram puts half its readings in bin 20 and
+    half in bin 60; 100 % of a host is the last bin."""
     readings = pl.DataFrame({"timestamp": [0, 300, 0], "vmid": ["a", "a", "b"], "min_cpu": [0.0, 0.0, 0.0],
                              "max_cpu": [20.0, 60.0, 100.0], "avg_cpu": [10.0, 30.0, 100.0]}, schema=az.READINGS_SCHEMA)
-    vms = az.reduce_vms(az.map_readings(readings, 1).drop("bucket"))["vms"]
-    a = vms.row(0, named=True)
-    assert (a["avg_mean"], a["avg_std"], a["inst_mean"], a["inst_std"]) == pytest.approx((0.2, 0.1, 0.4, 0.2))
-    hist = np.asarray(vms["avg_hist"].to_list())
-    assert hist.shape == (2, 100) and hist[0, 10] == hist[0, 30] == 0.5 and hist[1, 99] == 1.0
+    vmtable = _vmtable(["a", "b"], cores="48")
+    from colocate.prep import mapreduce
 
-
-@settings(max_examples=30, deadline=None)
-@given(st.lists(st.tuples(st.sampled_from(["a", "b", "c"]), st.integers(0, 40), st.floats(0, 100), st.floats(0, 100)),
-                min_size=1, max_size=60, unique_by=lambda r: (r[0], r[1])),
-       st.sampled_from([None, "1", "4", ">24"]))
-def test_long_vm_moments_are_those_of_the_series_they_realize(rows, cores):
-    """Janus §3.6 fits N(Σμ_i, Σσ_i²) to totals of the realized series: each VM's μ_i and σ_i (long_vm_tasks) must be
-    the mean and population std of its task_series values, in cores, whatever its size bucket."""
-    readings = pl.DataFrame({"timestamp": [r[1] * 300 for r in rows], "vmid": [r[0] for r in rows], "min_cpu": [0.0] * len(rows),
-                             "max_cpu": [max(r[2], r[3]) for r in rows], "avg_cpu": [min(r[2], r[3]) for r in rows]},
-                            schema=az.READINGS_SCHEMA)
-    reduced = az.reduce_vms(az.map_readings(readings, 1).drop("bucket"))
-    vmids = reduced["vms"]["vmid"].to_list()
-    tasks = az.vm_tasks(pl.DataFrame({"vmid": vmids, "deploymentid": ["d"] * len(vmids), "vmcorecount": [cores] * len(vmids)},
-                                     schema={"vmid": pl.String, "deploymentid": pl.String, "vmcorecount": pl.String}))
-    long = az.long_vm_tasks(reduced["vms"], tasks, 1)
-    want = (az.task_series(reduced["series"].lazy(), tasks).collect().group_by("job_id", "task_index")
-            .agg(pl.col("inst").mean().alias("m_inst"), pl.col("inst").std(ddof=0).alias("s_inst"),
-                 pl.col("avg").mean().alias("m_avg"), pl.col("avg").std(ddof=0).alias("s_avg")))
-    both = long.join(want, on=["job_id", "task_index"])
-    assert both.height == len(vmids)
-    for mine, theirs in (("inst_mean", "m_inst"), ("inst_std", "s_inst"), ("avg_mean", "m_avg"), ("avg_std", "s_avg")):
-        assert both[mine].to_numpy() == pytest.approx(both[theirs].to_numpy(), abs=1e-9)
+    out = mapreduce.reduce_bucket(az.usage_records(readings, az.vm_tasks(vmtable), 48, 1).drop("bucket"),
+                                  az.entity_pieces(vmtable, 48, 384, 1).drop("bucket"), 1)
+    a = out["stats"].row(0, named=True)
+    assert (a["avg_mean"], a["avg_std"], a["inst_mean"], a["inst_std"]) == pytest.approx((0.2, 0.1, 0.4, 0.2), abs=1e-6)
+    hist = np.asarray(out["hist"]["inst_hist"].to_list())
+    assert hist.shape == (2, 100) and hist[0, 20] == hist[0, 60] == 0.5 and hist[1, 99] == 1.0
 
 
 def test_section_3_6_sizes_are_those_with_enough_distinct_sets():
@@ -401,27 +400,30 @@ def test_vm_requests_replay_at_the_offered_load_and_huge_hosts_reject_none():
 
 
 def _total_usage(tmp_path, mu, sigma, sizes, seed=3):
-    """Run azure_total_usage.py on VMs whose realizations are Gaussian draws N(mu_i, sigma_i²) (cores)."""
+    """Run the shared characterise_janus_total_usage.py on entities whose realizations are Gaussian draws N(mu_i,
+    sigma_i²), as a VM trace's would be."""
     from colocate import rulescript
 
     rng = np.random.default_rng(seed)
     inst = (mu[:, None] + sigma[:, None] * rng.standard_normal((mu.size, 2000))).astype(np.float32)
     np.save(tmp_path / "inst.npy", inst)
-    pl.DataFrame({"row": np.arange(mu.size, dtype=np.uint32), "job_id": np.arange(mu.size), "task_index": np.zeros(mu.size, dtype=np.int64),
-                  "inst_mean": mu, "inst_std": sigma}).write_parquet(tmp_path / "tasks.parquet")
-    script = rulescript.load(Path(__file__).resolve().parents[1] / "workflow/scripts/azure_total_usage.py")
+    keys = {"job_id": np.arange(mu.size), "task_index": np.zeros(mu.size, dtype=np.int64)}
+    pl.DataFrame({"row": np.arange(mu.size, dtype=np.uint32), **keys}).write_parquet(tmp_path / "tasks.parquet")
+    pl.DataFrame({**keys, "inst_mean": mu, "inst_std": sigma}).write_parquet(tmp_path / "long.parquet")
+    script = rulescript.load(Path(__file__).resolve().parents[1] / "workflow/scripts/characterise_janus_total_usage.py")
     (tmp_path / "out").mkdir()  # as Snakemake makes an output's directory
-    out = {name: tmp_path / "out" / f"{name}.{ext}" for name, ext in (("table1", "csv"), ("fig5_table", "csv"), ("fig5", "png"),
-                                                                      ("fig6_table", "csv"), ("fig6", "png"), ("summary", "csv"))}
-    rulescript.call(script, inputs={"inst": tmp_path / "inst.npy", "tasks": tmp_path / "tasks.parquet", "series": [], "vmtable": ""},
-                    outputs=out, params={"trace": "made-up VMs", "table1_sizes": sizes, "fig5_sizes": sizes, "fig6_sizes": sizes,
-                                         "percentiles": [95.0, 99.0, 99.9], "repetitions": 200, "table1_realizations": 2000,
-                                         "alpha": 0.05, "seed": 7}, log=tmp_path / "total_usage.log")
+    out = {name: tmp_path / "out" / f"{name}.{ext}" for name, ext in (("samples", "parquet"), ("table1", "csv"),
+                                                                      ("fig6_table", "csv"), ("fig6", "png"))}
+    rulescript.call(script, inputs={"inst": tmp_path / "inst.npy", "tasks": tmp_path / "tasks.parquet",
+                                    "long": tmp_path / "long.parquet", "series": []},
+                    outputs=out, params={"table1_sizes": sizes, "fig6_sizes": sizes, "percentiles": [95.0, 99.0, 99.9],
+                                         "repetitions": 200, "table1_realizations": 2000, "alpha": 0.05, "seed": 7},
+                    log=tmp_path / "total_usage.log")
     return out
 
 
 def test_sums_of_gaussian_vms_are_found_gaussian_with_their_moments(tmp_path):
-    """Known answer: 40 VMs with Gaussian usage (μ_i 0.5-4 cores, σ_i 0.1-1): a total of 10 is Gaussian, so A-D
+    """Known answer: 40 VMs with Gaussian usage (μ_i 0.5-4, σ_i 0.1-1): a total of 10 is Gaussian, so A-D
     rejects about α = 5% of sets (below 15%: the 200 sets share VMs, so their tests are not independent), the mean
     total is 10 × the mean μ_i within 4 sd, and N(Σμ_i, Σσ_i²) hits the 95th-99.9th percentiles (median error < 2%)."""
     rng = np.random.default_rng(0)

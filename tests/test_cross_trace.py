@@ -20,36 +20,41 @@ def test_a_google_quantity_is_worded_for_vms():
     assert cross_trace.vm_quantity("Table 4 daily ratio, median") == "Table 4 daily ratio, median"
 
 
-def test_the_table_matches_each_quantity_across_traces_with_known_values():
+def test_the_table_matches_each_quantity_across_any_number_of_runs_with_known_values():
     google = _part("G", [("Table 4 daily ratio, median", "0.268", 0.19), ("§IV-C: K-S D, 18 tasks (trace)", "0.084", 0.05),
                          ("unrelated", "1", 2.0)])
     azure = summary.another_trace(_part("A", [("Table 4 daily ratio, median", "0.268", 0.0322),
                                               ("§IV-C: K-S D, 18 VMs (trace)", "0.084", 0.132)]), "Azure")
-    t = cross_trace.cross_trace(azure, google, "azure-sample", "synthetic-default")
-    assert t["quantity"].to_list() == ["Table 4 daily ratio, median", "§IV-C: K-S D, 18 tasks (trace)"]
-    assert t["paper_google_2011"].to_list() == [0.268, 0.084]
-    assert t["google"].to_list() == [0.19, 0.05] and t["azure"].to_list() == [0.0322, 0.132]
-    assert t["azure_over_paper"].to_list() == pytest.approx([0.0322 / 0.268, 0.132 / 0.084])
-    assert set(t["google_run"]) == {"synthetic-default"} and set(t["azure_run"]) == {"azure-sample"}
-    # without a Google run, the column is empty and the page says which run is missing
-    alone = cross_trace.cross_trace(azure, None, "azure-sample", None)
-    assert alone["google"].is_null().all() and alone["google_run"].is_null().all()
-    page = cross_trace.markdown(alone, "No Google run to compare")
-    assert "| Table 4 daily ratio, median | 0.268 |  | 0.0322 |" in page
+    other = _part("O", [("§IV-C: K-S D, 18 tasks (trace)", "0.084", 0.2)])
+    runs = [("Google model", "synthetic-default", google), ("Azure", "azure-sample", azure), ("Alibaba", "ali", other)]
+    t = cross_trace.cross_trace(runs)
+    assert t["quantity"].unique(maintain_order=True).to_list() == ["Table 4 daily ratio, median", "§IV-C: K-S D, 18 tasks (trace)"]
+    daily = t.filter(pl.col("quantity") == "Table 4 daily ratio, median")
+    assert daily["run"].to_list() == ["synthetic-default", "azure-sample"] and daily["value"].to_list() == [0.19, 0.0322]
+    assert daily["paper_google_2011"].to_list() == [0.268, 0.268]
+    ks = t.filter(pl.col("quantity") == "§IV-C: K-S D, 18 tasks (trace)")
+    assert ks["run"].to_list() == ["synthetic-default", "azure-sample", "ali"]  # matched by name, or as VMs word it
+    assert ks["over_paper"].to_list() == pytest.approx([0.05 / 0.084, 0.132 / 0.084, 0.2 / 0.084])
+    page = cross_trace.markdown(t, [(trace, run) for trace, run, _ in runs], "a note")
+    assert "| quantity | paper (Google 2011) | synthetic-default (Google model) | azure-sample (Azure) | ali (Alibaba) |" in page
+    assert "| Table 4 daily ratio, median | 0.268 | 0.19 | 0.0322 |  |" in page and "a note" in page
+    # a run that does not exist, or measured nothing, adds no row
+    alone = cross_trace.cross_trace([("Google", "none", None), ("Azure", "azure-sample", azure)])
+    assert set(alone["run"]) == {"azure-sample"}
     share = summary.another_trace(_part("A", [("Fig 2: share of VMs with inst std > avg std", None, 1.0)]), "Azure")
     share = share.with_columns(pl.lit("%").alias("unit"), pl.lit(100.0).alias("ours_value"))
-    row = cross_trace.cross_trace(share, None, "a", None).row(0, named=True)
-    assert row["quantity"] == "Fig 2: share of tasks with inst std > avg std" and row["unit"] == "%"
-    assert "| Fig 2: share of tasks with inst std > avg std |  |  | 100% |" in cross_trace.markdown(pl.DataFrame([row])) and "No Google run to compare" in page
-    assert "| quantity | paper (Google 2011) | Google run (none) | azure-sample (Azure) |" in page
+    row = cross_trace.cross_trace([("Azure", "a", share)]).row(0, named=True)
+    assert row["quantity"] == "Fig 2: share of tasks with inst std > avg std" and row["unit"] == "%" and row["over_paper"] is None
+    assert "| Fig 2: share of tasks with inst std > avg std |  | 100% |" in cross_trace.markdown(
+        cross_trace.cross_trace([("Azure", "a", share)]), [("Azure", "a")])
 
 
-def test_the_figure_places_each_trace_at_its_ratio_to_the_paper():
+def test_the_figure_places_each_run_at_its_ratio_to_the_paper():
     from colocate.figures.cross_trace import cross_trace_figure
 
-    table = pl.DataFrame({"quantity": ["a", "b"], "unit": ["", "%"], "paper_google_2011": [0.2, 4.0], "google_run": ["g", "g"],
-                          "google": [0.1, 4.0], "azure_run": ["z", "z"], "azure": [0.4, 1.0], "azure_over_paper": [2.0, 0.25]},
-                         schema=cross_trace.COLUMNS)
+    table = pl.DataFrame({"quantity": ["a", "a", "b", "b"], "unit": ["", "", "%", "%"], "paper_google_2011": [0.2, 0.2, 4.0, 4.0],
+                          "trace": ["G", "Z", "G", "Z"], "run": ["g", "z", "g", "z"], "value": [0.1, 0.4, 4.0, 1.0],
+                          "over_paper": [0.5, 2.0, 1.0, 0.25]}, schema=cross_trace.COLUMNS)
     fig = cross_trace_figure(table)
     ax = fig.axes[0]
     points = np.vstack([c.get_offsets() for c in ax.collections])

@@ -18,7 +18,7 @@ import pytest
 from colocate import insufficient, rulescript, trace
 from colocate.trace import TRACE_START_US as T0
 from colocate.trace import WINDOW_US as W
-from colocate.trace import EventType
+from colocate.trace import PRIORITY_CLASSES, EventType
 from wfutil import REPO, SAMPLE
 
 SCRIPTS = REPO / "workflow" / "scripts"
@@ -318,7 +318,7 @@ def test_jobs_table_classes_task_counts_and_lifetimes(tmp_path):
     script = rulescript.load(SCRIPTS / "jobs_table.py")
     out = tmp_path / "jobs.parquet"
     rulescript.call(script, inputs={"task_pieces": task_pieces, "job_pieces": [job_pieces]}, outputs=[out],
-                    params={"n_windows": N_WINDOWS, "whole_job_events": True}, log=tmp_path / "job_table.log")
+                    params={"n_windows": N_WINDOWS, "whole_job_events": True, "priority_classes": PRIORITY_CLASSES}, log=tmp_path / "job_table.log")
     table = pl.read_parquet(out)
     assert table.select("job_id", "class", "n_tasks").rows() == [(10, "production", 3), (20, "gratis", 1), (30, "other", 1)]
     life = {r["job_id"]: r for r in table.iter_rows(named=True)}
@@ -329,14 +329,14 @@ def test_jobs_table_classes_task_counts_and_lifetimes(tmp_path):
     assert "3 jobs" in (tmp_path / "job_table.log").read_text()
     # a part of job_events' shards ends at its last event's window (70–75 min): job 20 was seen that long
     rulescript.call(script, inputs={"task_pieces": task_pieces, "job_pieces": [job_pieces]}, outputs=[out],
-                    params={"n_windows": N_WINDOWS, "whole_job_events": False}, log=tmp_path / "job_table.log")
+                    params={"n_windows": N_WINDOWS, "whole_job_events": False, "priority_classes": PRIORITY_CLASSES}, log=tmp_path / "job_table.log")
     life = {r["job_id"]: r for r in pl.read_parquet(out).iter_rows(named=True)}
     assert life[20]["duration_min"] == pytest.approx(75.0) and life[20]["censored_early"]
     assert life[10]["duration_min"] == pytest.approx(60.0) and not life[10]["censored_early"]
 
     # without job_events (the sample may lack them) the table has no lifetimes
     rulescript.call(script, inputs={"task_pieces": task_pieces, "job_pieces": []}, outputs=[out],
-                    params={"n_windows": N_WINDOWS, "whole_job_events": True}, log=tmp_path / "job_table.log")
+                    params={"n_windows": N_WINDOWS, "whole_job_events": True, "priority_classes": PRIORITY_CLASSES}, log=tmp_path / "job_table.log")
     assert pl.read_parquet(out).columns == ["job_id", "priority", "n_tasks", "first_task_event_us", "last_task_event_us", "class"]
 
 

@@ -144,7 +144,7 @@ def test_the_sources_say_what_each_trace_records(tmp_path):
     assert "hosts" in azure.lacks_why["machine_events"]
     # a local 2011 copy with only task_events and machine_events lacks the usage and the job events, and says why
     local = build("local-google2011", tmp_path).capabilities()
-    assert {"usage_series", "group_events"} <= set(local.lacks_why) and "no task_usage file" in local.lacks_why["usage_series"]
+    assert {"usage_series", "group_events"} <= set(local.lacks_why) and "no shards of task_usage" in local.lacks_why["usage_series"]
     assert {c.table: (c.read, c.of) for c in local.coverage}["task_events"] == (3, 3)
 
 

@@ -4,6 +4,7 @@ layout, and a download from a loopback server pinned in the lock file."""
 from __future__ import annotations
 
 import gzip
+import json
 import re
 import shutil
 from pathlib import Path
@@ -29,87 +30,92 @@ def sample_run(tmp_path_factory) -> Path:
 def test_the_azure_sample_runs_offline_end_to_end(sample_run):
     table4 = pl.read_csv(sample_run / "tables/azure_table4_fourier.csv")
     assert table4.filter(pl.col("statistic") == "jobs")["daily"].item() == 20  # every VM is read all month
-    # the reduce reproduces the vmtable's statistics of each VM exactly (they are its readings' statistics)
-    vms = pl.concat([pl.read_parquet(p) for p in sorted(sample_run.glob("azure/reduce/bucket-*/vms.parquet"))])
-    table = pl.read_parquet(sample_run / "azure/vmtable.parquet")
-    both = vms.join(table, on="vmid", suffix="_table")
-    assert both.height == 20 == table.height
-    assert (both["avgcpu"] - both["avgcpu_table"]).abs().max() < 1e-12
-    assert (both["maxcpu"] == both["maxcpu_table"]).all() and (both["p95maxcpu"] == both["p95maxcpu_table"]).all()
+    # the shared reduce keeps every VM as a long entity, and its statistics are its readings': the vmtable's avgcpu is
+    # the mean of its avg readings, here a share of a host of 48 cores (× 48 / its cores × 100 gives it back)
+    from colocate.trace import azure
+
+    vmtable = pl.read_parquet(sample_run / "azure/vmtable.parquet")
+    stats = pl.read_parquet(sample_run / "tasks/task_stats.parquet").join(azure.vm_tasks(vmtable), on=["job_id", "task_index"])
+    both = stats.join(vmtable, on="vmid")
+    assert both.height == 20 == vmtable.height and both["is_long"].all()
+    assert ((both["avg_mean"] * 48 / both["cores"] * 100 - both["avgcpu"]).abs() / both["avgcpu"]).max() < 1e-5
     # the summary shows Azure beside the paper's Google numbers, without judging them
     summary = pl.read_csv(sample_run / "summary.csv")
-    azure = summary.filter(pl.col("section").str.starts_with("Periodicity of Azure VMs"))
-    assert azure.height > 5 and azure["within"].is_null().all()
-    daily = azure.filter(pl.col("quantity") == "Table 4 daily ratio, median")
+    assert summary.height > 30 and summary["within"].is_null().all()
+    azure_rows = summary.filter(pl.col("section").str.starts_with("Periodicity of Azure VMs"))
+    daily = azure_rows.filter(pl.col("quantity") == "Table 4 daily ratio, median")
     assert daily["paper_value"].item() == pytest.approx(0.268)
     assert daily["ours_value"].item() == pytest.approx(table4.filter(pl.col("statistic") == "50%")["daily"].item(), rel=1e-3)
     assert (sample_run / "figures/azure_fourier_spectra.png").stat().st_size > 10_000
-    # what does not apply is said, by the mechanism that says what lacks data
+    # what does not apply is said, by the mechanism that says what lacks data, naming the capability lacked
     page = (sample_run / "summary.md").read_text().split("## Analyses this trace cannot support")[1]
     for analysis in ("Machine failures (Beaumont et al. §6)", "Dominant jobs by priority class (Beaumont et al. §3-5.1)",
                      "CPU against memory usage (Beaumont et al. §4.2)", "Co-location density per machine (issue 13)",
-                     "Job durations (Beaumont et al. §5.1, Table 3)"):
+                     "Job durations (Beaumont et al. §5.1, Table 3)", "Janus Fig 1, sampled inst against the 5-minute mean (§3.2)"):
         assert analysis in page, analysis
-    # each says which capability of the contract the trace lacks, and why (colocate.sources.azure)
-    assert page.count("not applicable to the shipped Azure V2 sample (20 VMs): needs ") == 5
+    assert page.count("not applicable to the shipped Azure V2 sample (20 VMs): needs ") == 6
     assert "needs machine_events (the Azure VM traces record VMs, not the hosts they run on" in page
+    capabilities = json.loads((sample_run / "trace/capabilities.json").read_text())
+    assert capabilities["has"] == ["arrivals", "entities", "usage_series"] and capabilities["usage"] == "max"
     # the 20 VMs were all created before the trace began: no arrival process to replay, and the run says so
     placement = insufficient.read_status(sample_run / "tables/azure_placement.csv")
     assert placement is not None and "all submitted at the same instant" in placement.reason
-    # no Google analysis reads this trace, and the paper's own Table I workload is not rerun here
-    assert not (sample_run / "reduce").exists() and not (sample_run / "tasks").exists()
-    assert not (sample_run / "tables/placement_table2.csv").exists()
+    # the Google-only maps do not run, and the paper's own Table I workload is not rerun here
+    assert not (sample_run / "map/task_usage").exists() and not (sample_run / "tables/placement_table2.csv").exists()
 
 
 def test_the_sample_vms_are_aggregated_as_unuvar_does_and_larger_sets_are_said_impossible(sample_run):
-    sets = pl.read_csv(sample_run / "tables/azure_unuvar_sets.csv")
+    sets = pl.read_csv(sample_run / "tables/unuvar_aggregates.csv")
     assert sets.filter(pl.col("size") == 18)["source"].item() == "trace"
     assert sets.filter(pl.col("size") == 18)["mean_tasks"].item() == pytest.approx(18, abs=1.0)
     skipped = sets.filter(pl.col("source") == "none")
-    assert skipped["size"].to_list() == [49, 88, 154] and skipped["note"].str.contains("20.0 at a time").all()
-    util = pl.read_parquet(sample_run / "azure/unuvar/aggregates.parquet")
-    assert util.height == 500 and util["utilisation"].max() == pytest.approx(0.9)
-    rows = pl.read_csv(sample_run / "summary.csv").filter(pl.col("section").str.contains("Azure VMs \\(Unuvar"))
-    assert "§IV-C: K-S D, 18 VMs (trace)" in rows["quantity"].to_list() and rows["within"].is_null().all()
+    assert skipped["size"].to_list() == [49, 88, 154]
+    assert skipped["note"].str.contains("20.0 at a time").all() and skipped["note"].str.contains("realizations of 20 tasks").all()
+    util = pl.read_parquet(sample_run / "characterise/unuvar_aggregates.parquet")
+    assert util["size"].unique().to_list() == [18] and util["utilisation"].max() == pytest.approx(0.9)
+    rows = pl.read_csv(sample_run / "summary.csv").filter(pl.col("section").str.contains("Unuvar"))
+    assert "§IV-C: K-S D, 18 tasks (trace)" in rows["quantity"].to_list() and rows["within"].is_null().all()
 
 
 def test_janus_section_3_runs_on_the_vms_with_the_max_for_inst(sample_run):
-    lines = pl.read_csv(sample_run / "tables/azure_janus_fig3_trend_lines.csv")
+    lines = pl.read_csv(sample_run / "tables/janus_fig3_trend_lines.csv")
     assert lines["kind"].to_list() == ["inst", "avg"] and (lines["n_tasks"] == 20).all()
     assert (lines["slope"] > 0).all()
     # 20 VMs are too few for 16 clusters of typical shapes: said, with what would do
-    shares = insufficient.read_status(sample_run / "tables/azure_janus_fig4_shares.csv")
-    assert shares is not None and "20 VMs for k = 16 clusters" in shares.reason
-    fig2 = pl.read_csv(sample_run / "tables/azure_janus_fig2_std.csv")
+    shares = insufficient.read_status(sample_run / "tables/janus_fig4_cluster_shares.csv")
+    assert shares is not None and "20 long tasks for k = 16 clusters" in shares.reason
+    fig2 = pl.read_csv(sample_run / "tables/janus_fig2_std.csv")
     assert fig2.filter(pl.col("kind") == "inst")["share_above_other"].item() == 1.0  # the max varies more than avg
-    rows = pl.read_csv(sample_run / "summary.csv").filter(pl.col("section").str.contains("Azure VMs \\(Janus"))
+    rows = pl.read_csv(sample_run / "summary.csv").filter(pl.col("section").str.contains("Janus & Rzadca §3\\)"))
     assert "Fig 3: inst std-vs-mean slope" in rows["quantity"].to_list() and rows["within"].is_null().all()
+    assert not any(q.startswith("Fig 1") for q in rows["quantity"])  # no sampled inst: Fig 1 does not apply
 
 
-def test_janus_section_3_6_sums_vms_in_cores_and_skips_sizes_with_too_few_distinct_sets(sample_run):
+def test_janus_section_3_6_sums_the_vms_and_skips_sizes_with_too_few_distinct_sets(sample_run):
     """Table 1 and Figs 5-6 on the 20 VMs: of the tiny scale's sizes only N = 10 has 100 distinct sets. The mean
     total over 100 random sets of 10 is 10 × the VMs' mean μ_i, within 4 sd of a sample mean drawn without
-    replacement; each VM's realizations average its own μ_i (cores) within 5 σ_i/√R."""
+    replacement; each VM's realizations average its own μ_i (a share of a 48-core host) within 5 σ_i/√R."""
     import numpy as np
 
-    vms = pl.read_parquet(sample_run / "azure/realizations/tasks.parquet").sort("row")
-    inst = np.load(sample_run / "azure/realizations/inst.npy")
+    vms = pl.read_parquet(sample_run / "realizations/tasks.parquet").sort("row").join(
+        pl.read_parquet(sample_run / "tasks/long_tasks.parquet"), on=["job_id", "task_index"], maintain_order="left")
+    inst = np.load(sample_run / "realizations/inst.npy")
     assert inst.shape == (20, 500)
     mu, sigma = vms["inst_mean"].to_numpy(), vms["inst_std"].to_numpy()
     assert (np.abs(inst.mean(axis=1) - mu) <= 5 * sigma / np.sqrt(500) + 1e-6).all()
-    assert 2 < mu.sum() < 40  # cores: 0.1-2 cores each at their 5-minute max, not fractions or percent
-    table1 = pl.read_csv(sample_run / "tables/azure_janus_table1_normality.csv")
+    assert 2 < 48 * mu.sum() < 40  # 0.1-2 cores each at their 5-minute max, as shares of 48 cores
+    table1 = pl.read_csv(sample_run / "tables/janus_table1_normality.csv")
     assert table1["N"].to_list() == [10] and table1["samples"].item() == 100
     n, size = 20, 10
     sd = np.sqrt(size * mu.var() * (n - size) / (n - 1) / 100)
     assert abs(table1["mean_total"].item() - size * mu.mean()) < 4 * sd
-    fig6 = pl.read_csv(sample_run / "tables/azure_janus_fig6_percentiles.csv")
+    fig6 = pl.read_csv(sample_run / "tables/janus_fig6_percentiles.csv")
     assert fig6["N"].to_list() == [10] * 3 and fig6["percentile"].to_list() == [95.0, 99.0, 99.9]
-    assert (sample_run / "figures/azure_janus_fig5_totals.png").stat().st_size > 10_000
-    rows = pl.read_csv(sample_run / "summary.csv").filter(pl.col("section").str.contains("Azure VMs \\(Janus & Rzadca §3.6"))
+    assert (sample_run / "figures/janus_fig5_totals.png").stat().st_size > 10_000
+    rows = pl.read_csv(sample_run / "summary.csv").filter(pl.col("section").str.contains("Janus & Rzadca §3\\)"))
     assert "Table 1: A-D rejection rate, N = 10" in rows["quantity"].to_list() and rows["within"].is_null().all()
     cross = pl.read_csv(sample_run / "tables/cross_trace.csv")
-    assert cross.filter(pl.col("quantity") == "Table 1: A-D rejection rate, N = 10")["azure"].item() == table1["ad_rejection"].item()
+    assert cross.filter(pl.col("quantity") == "Table 1: A-D rejection rate, N = 10")["value"].item() == table1["ad_rejection"].item()
 
 
 def test_the_vms_are_packed_by_their_daily_phasors_in_cores(sample_run):
@@ -118,7 +124,7 @@ def test_the_vms_are_packed_by_their_daily_phasors_in_cores(sample_run):
     # the 20 VMs use 0.1-1.2 cores each on average: one host of 16 cores holds them all, never overloaded
     assert (table["machines"] == 1).all() and (table["overload_share"] == 0).all()
     comps = pl.read_parquet(sample_run / "azure/periodicity/components.parquet")
-    assert 2 < comps["mean"].sum() < 16  # cores, not percent
+    assert 2 < comps["mean"].sum() < 16  # cores (a share of the host × its cores), not percent
 
 
 def test_the_cross_trace_table_fills_its_google_column_once_that_run_exists(sample_run):
@@ -126,17 +132,19 @@ def test_the_cross_trace_table_fills_its_google_column_once_that_run_exists(samp
     page = (sample_run / "summary.md").read_text()
     assert "## Across traces" in page and "results/synthetic-default/summary.csv does not exist" in page
     table = pl.read_csv(sample_run / "tables/cross_trace.csv")
-    assert table["google"].is_null().all() and table.height >= 9
+    assert set(table["run"]) == {"azure-sample-tiny"} and table["quantity"].n_unique() >= 9
     # a Google run appears (here, the reference run's summary): only the cross-trace table and the page are redone
     (work / "results/synthetic-default").mkdir(parents=True)
     shutil.copy(REPO / "workflow/report/reference-summary.csv", work / "results/synthetic-default/summary.csv")
-    assert planned_rules(work) == {"azure_cross_trace", "summary", "all"}
+    assert planned_rules(work) == {"cross_trace", "summary", "all"}
     snakemake(work)
     table = pl.read_csv(sample_run / "tables/cross_trace.csv")
     reference = pl.read_csv(REPO / "workflow/report/reference-summary.csv")
     daily = reference.filter(pl.col("quantity") == "Table 4 daily ratio, median")["ours_value"].item()
-    assert table.filter(pl.col("quantity") == "Table 4 daily ratio, median")["google"].item() == pytest.approx(daily)
-    assert "| quantity | paper (Google 2011) | synthetic-default (synthetic model of Google 2011) | azure-sample-tiny (Azure) |" in (sample_run / "summary.md").read_text()
+    got = table.filter((pl.col("quantity") == "Table 4 daily ratio, median") & (pl.col("run") == "synthetic-default"))
+    assert got["value"].item() == pytest.approx(daily) and got["trace"].item() == "synthetic model of Google 2011"
+    assert ("| quantity | paper (Google 2011) | synthetic-default (synthetic model of Google 2011) | azure-sample-tiny "
+            "(the shipped Azure V2 sample (20 VMs)) |") in (sample_run / "summary.md").read_text()
 
 
 def test_the_azure_sample_run_is_complete(sample_run):
@@ -145,15 +153,15 @@ def test_the_azure_sample_run_is_complete(sample_run):
 
 
 def test_the_admission_controller_says_when_the_vms_are_too_few_or_arrive_at_once(sample_run):
-    """The 20 sample VMs cannot make the paper's 154 running: said, with what would do. At 15 running, they all
-    predate the trace, so there is no arrival process: said too (the last test of the module: it changes the
-    run's config)."""
-    status = insufficient.read_status(sample_run / "tables/azure_admission.csv")
-    assert status is not None and "run 20.0 at a time on average, fewer than azure.admission.mean_running = 154" in status.reason
+    """The 20 sample VMs cannot make the paper's 154 running: said, with what would do (the Azure source offers the
+    controller the trace's VMs, not realizations of month-long VMs). At 15 running, they all predate the trace, so
+    there is no arrival process: said too (the last test of the module: it changes the run's config)."""
+    status = insufficient.read_status(sample_run / "tables/admission.csv")
+    assert status is not None and "run 20.0 at a time on average, fewer than mean_running = 154" in status.reason
     assert "admission controller" in (sample_run / "summary.md").read_text().split("## Analyses this trace cannot support")[1]
     work = sample_run.parents[1]
-    snakemake(work, "--config", 'azure={"admission": {"mean_running": 15}}')
-    status = insufficient.read_status(sample_run / "tables/azure_admission.csv")
+    snakemake(work, "--config", 'packing={"admission": {"mean_running": 15}}')
+    status = insufficient.read_status(sample_run / "tables/admission.csv")
     assert status is not None and "all arrive at once" in status.reason
 
 
@@ -178,7 +186,7 @@ def test_the_azure_source_downloads_pins_and_refuses_a_changed_file(azure_server
     snakemake(work, "results/azure-v2-tiny/tables/azure_table4_fourier.csv", "results/azure-v2-tiny/azure/vmtable.parquet")
     table4 = work / "results/azure-v2-tiny/tables/azure_table4_fourier.csv"
     assert table4.read_bytes() == (sample_run / "tables/azure_table4_fourier.csv").read_bytes()
-    assert sorted(p.name for p in (work / "results/azure-v2-tiny/azure/map").glob("*.parquet")) == [
+    assert sorted(p.name for p in (work / "results/azure-v2-tiny/map/vm_cpu_readings").glob("*.parquet")) == [
         "vm_cpu_readings-file-1-of-195.parquet", "vm_cpu_readings-file-2-of-195.parquet"]
     lock = pl.read_csv(work / "resources/trace/azure-v2.lock.tsv", separator="\t")
     assert lock["relpath"].to_list() == ["vm_cpu_readings/vm_cpu_readings-file-1-of-195.csv.gz",
@@ -229,35 +237,36 @@ def test_the_schema_refuses_bad_azure_values_at_their_key(instance, key):
     assert error is not None and ".".join(map(str, error.absolute_path)) == key
 
 
-def test_many_made_up_vms_run_every_azure_analysis_and_give_back_their_daily_share(tmp_path):
+def test_many_made_up_vms_run_every_analysis_and_give_back_their_daily_share(tmp_path):
     """150 made-up VMs in the dataset's layout (a daily sinusoid of amplitude U(0, 0.4) of the mean, plus noise; 100
-    of them all along, 50 arriving later): every Azure analysis runs, and Beaumont §5.2 recovers the share of the
-    100 whole-span VMs whose daily ratio exceeds 0.12, (0.4 − 0.12) / 0.4 = 0.70, within 3 binomial sd."""
+    of them all along, 50 arriving later): every analysis that applies runs, and Beaumont §5.2 recovers the share of
+    the 100 whole-span VMs whose daily ratio exceeds 0.12, (0.4 − 0.12) / 0.4 = 0.70, within 3 binomial sd."""
     from wfutil import synthetic_azure_layout
 
     root = synthetic_azure_layout(tmp_path / "trace_data")
     work = tmp_path / "w"
     work.mkdir()
-    write_config(work, trace={"source": "local", "path": str(root)}, packing={"instances": 2, "tasks_per_instance": 50},
-                 realizations={"n_tasks": 150, "n_realizations": 200}, azure={"admission": {"mean_running": 40}})
+    write_config(work, trace={"source": "local", "path": str(root)},
+                 packing={"instances": 2, "tasks_per_instance": 50, "admission": {"mean_running": 40}},
+                 realizations={"n_tasks": 150, "n_realizations": 200})
     run = work / "results/local-trace_data"
-    snakemake(work, *(f"results/local-trace_data/{f}" for f in ("tables/cross_trace.csv", "azure/packing/results.parquet",
-                                                               "figures/azure_packing_fig8_m_vs_q.png")))
+    snakemake(work, *(f"results/local-trace_data/{f}" for f in ("tables/cross_trace.csv", "tables/packing.parquet",
+                                                               "figures/packing_fig8_m_vs_q.png")))
     comps = pl.read_parquet(run / "azure/periodicity/components.parquet")
     assert comps.height == 100
     share = comps["daily_significant"].mean()
     assert abs(share - 0.70) < 3 * (0.70 * 0.30 / 100) ** 0.5
-    packing = pl.read_parquet(run / "azure/packing/results.parquet")
+    packing = pl.read_parquet(run / "tables/packing.parquet")
     assert {"GPA", "Cantelli", "perc"} <= set(packing["estimator"]) and packing["instance"].n_unique() == 2
-    # Janus Fig 8 on the VMs, drawn by Google's figure code, saying what inst is here
-    fig8 = run / "figures/azure_packing_fig8_m_vs_q.png"
+    # Janus Fig 8 on the VMs, drawn by the same rule as on Google's tasks
+    fig8 = run / "figures/packing_fig8_m_vs_q.png"
     assert insufficient.read_status(fig8) is None and fig8.stat().st_size > 20_000
-    admission = pl.read_csv(run / "tables/azure_admission.csv")
-    assert admission["eps"].to_list() == [0.005, 0.01, 0.02]
+    admission = pl.read_csv(run / "tables/admission.csv")
+    assert admission["eps"].to_list() == [0.005, 0.01, 0.02] and (admission["source"] == "trace").all()
     assert admission.select(pl.col("p_over_with") <= pl.col("p_over_without") + 1e-12).to_series().all()
     placement = pl.read_csv(run / "tables/azure_placement.csv")
     assert set(placement["policy"]) >= {"PACK", "SPREAD"} and (placement["requests"] > 0).all()
     cross = pl.read_csv(run / "tables/cross_trace.csv")
     assert {"GPA ρ=0.01: mean q", "ε=0.01: rejected share", "% reject PACK", "Table 1: A-D rejection rate, N = 50"} <= set(cross["quantity"])
-    table1 = pl.read_csv(run / "tables/azure_janus_table1_normality.csv")
+    table1 = pl.read_csv(run / "tables/janus_table1_normality.csv")
     assert table1["N"].to_list() == [10, 20, 30, 50, 100]  # 150 is every VM: one set, skipped

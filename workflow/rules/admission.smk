@@ -3,7 +3,7 @@
 # colocate.scheduling.admission.
 
 TARGETS.append(
-    (("task_events", "task_usage"), [f"{RESULTS}/tables/admission.csv", f"{RESULTS}/figures/admission_fig9_utilisation.png"])
+    (("entities", "usage_series"), [f"{RESULTS}/tables/admission.csv", f"{RESULTS}/figures/admission_fig9_utilisation.png"])
 )
 
 

@@ -34,9 +34,8 @@ CH_PARTS = bucket_parts(CH["buckets_per_job"])
 
 TARGETS.append(
     (
-        ("task_events", "task_usage"),
+        ("entities", "usage_series"),
         [
-            f"{RESULTS}/figures/janus_fig1_sampling.png",
             f"{RESULTS}/figures/janus_fig2_std_cdf.png",
             f"{RESULTS}/figures/janus_fig3_std_vs_mean.png",
             f"{RESULTS}/figures/janus_s34_time_invariance.png",
@@ -56,9 +55,12 @@ TARGETS.append(
         ],
     )
 )
-SUMMARY_PARTS.append((("task_events", "task_usage"), f"{RESULTS}/summary/characterise_janus.csv"))
-SUMMARY_PARTS.append((("task_events", "task_usage"), f"{RESULTS}/summary/characterise_unuvar.csv"))
+SUMMARY_PARTS.append((("entities", "usage_series"), f"{RESULTS}/summary/characterise_janus.csv"))
+SUMMARY_PARTS.append((("entities", "usage_series"), f"{RESULTS}/summary/characterise_unuvar.csv"))
 NEEDS["characterisation"] = ("Task characterisation (Janus & Rzadca §3; Unuvar et al. §IV)", ("entities", "usage_series"))
+# Fig 1 compares a sampled instantaneous usage with the 5-minute mean: a trace with only the window's maximum has none
+TARGETS.append((("entities", "usage_series", "inst_usage"), [f"{RESULTS}/figures/janus_fig1_sampling.png"]))
+NEEDS["janus_fig1"] = ("Janus Fig 1, sampled inst against the 5-minute mean (§3.2)", ("usage_series", "inst_usage"))
 
 
 rule janus_fig1_sampling_part:
@@ -404,7 +406,8 @@ rule janus_fig5_totals:
 
 rule janus_summary:
     input:
-        fig1=f"{RESULTS}/tables/janus_fig1_sampling.csv",
+        # Fig 1 where the trace samples inst (its rows are left out elsewhere)
+        unpack(lambda wc: {"fig1": f"{RESULTS}/tables/janus_fig1_sampling.csv"} if CAPABILITIES.supports(["inst_usage"]) else {}),
         fig2=f"{RESULTS}/tables/janus_fig2_std.csv",
         fig3=f"{RESULTS}/tables/janus_fig3_trend_lines.csv",
         s34=f"{RESULTS}/tables/janus_s34_time_invariance.csv",

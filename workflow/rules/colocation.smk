@@ -3,8 +3,8 @@
 
 CO = config["colocation"]
 
-TARGETS.append((("task_events",), [f"{RESULTS}/tables/colocation_density.csv"]))
-SUMMARY_PARTS.append((("task_events",), f"{RESULTS}/summary/colocation.csv"))
+TARGETS.append((("placements",), [f"{RESULTS}/tables/colocation_density.csv"]))
+SUMMARY_PARTS.append((("placements",), f"{RESULTS}/summary/colocation.csv"))
 NEEDS["colocation"] = ("Co-location density per machine (issue 13)", ("placements",))
 
 

@@ -55,7 +55,8 @@ _typed = coerce_config(config, CONFIG_SCHEMA, cli_text(workflow.config_settings.
 config.clear()
 config.update(_typed)
 _check_config(config)
-_resolved = _merge(_PRESETS[config.get("scale", "default")], config)
+# the scale's preset, then the source's own defaults (colocate.sources), then what the user set
+_resolved = _merge(_merge(_PRESETS[config.get("scale", "default")], _sources.config_defaults(config.get("trace", {}))), config)
 fill_defaults(_resolved, CONFIG_SCHEMA)
 _check_config(_resolved)
 _download.check_url(_resolved["trace"]["url"], what="config key trace.url")
@@ -66,6 +67,8 @@ config.update(_resolved)
 #: records. Rules ask it; none branches on the source's name.
 SRC = _sources.resolve(_sources.Setting(config["trace"], config["scale"], workflow.basedir, config.get("synthetic")))
 SOURCE = SRC.name
+#: The sources' families: each has its rules file, workflow/rules/<family>.smk, included only for its own runs.
+SOURCE_FAMILIES = _sources.families()
 TRACE_ROOT = SRC.root
 CAPABILITIES = SRC.capabilities()
 #: Job priorities (`priority:`; Snakemake does not pass one on to a job's inputs, so each rule on the path carries
@@ -296,28 +299,26 @@ def mean_lifetime(tasks):
     return float(frame.select(pl.col("n_records").mean()).collect().item() or 0.0)
 
 
-# `rule all` and results/summary.md are built from what each stage registers, with the trace
-# tables it reads: TARGETS.append((tables, [paths])) and SUMMARY_PARTS.append((tables, path)); and, in NEEDS, each
-# of its analyses with the capabilities it needs (colocate.sources.contract.CAPABILITIES): NEEDS[key] = (analysis,
-# needs). An analysis whose needs the source lacks gets results/<run>/not_applicable/<key>.csv, which says so.
+# `rule all` and results/summary.md are built from what each stage registers, with the capabilities of the
+# source it needs (colocate.sources.contract.CAPABILITIES): TARGETS.append((needs, [paths])) and
+# SUMMARY_PARTS.append((needs, path)), planned only where the source has them; and, in NEEDS, each of its analyses
+# by name: NEEDS[key] = (analysis, needs). An analysis whose needs the source lacks gets
+# results/<run>/not_applicable/<key>.csv, which says so.
 TARGETS = []
 SUMMARY_PARTS = []
 NEEDS = {}
 _WARNED = set()
 
 
-def have_tables(*tables):
-    """True when every table has at least one file; otherwise say (once) what is skipped."""
-    missing = [t for t in tables if not shard_stems(t)]
-    for t in missing:
-        if t not in SRC.tables:  # another trace's tables: said once, for all of them
-            t = "the tables of another trace"
-            message = f"colocate: {SRC.capabilities().trace}: analyses of other traces' tables do not run (summary.md says which do not apply)"
-        else:
-            message = f"colocate: no shards of {t} under {TRACE_ROOT}; skipping what reads them"
-        if t not in _WARNED:
-            _WARNED.add(t)
-            logger.warning(message)
+def supported(*needs):
+    """True when the run's source has every capability in ``needs``; otherwise say (once) what is skipped."""
+    missing = CAPABILITIES.missing(needs)
+    for cap in missing:
+        if cap not in _WARNED:
+            _WARNED.add(cap)
+            why = CAPABILITIES.lacks_why.get(cap, "")
+            logger.warning(f"colocate: {CAPABILITIES.trace} lacks {cap}{f' ({why})' if why else ''}; "
+                           "skipping what needs it (summary.md says which analyses do not apply)")
     return not missing
 
 
@@ -374,7 +375,7 @@ def verified():
 
 
 def summary_parts():
-    return [path for tables, path in SUMMARY_PARTS if have_tables(*tables)]
+    return [path for needs, path in SUMMARY_PARTS if supported(*needs)]
 
 
 def not_applicable():
@@ -383,7 +384,7 @@ def not_applicable():
 
 
 def all_targets():
-    targets = [path for tables, paths in TARGETS if have_tables(*tables) for path in paths]
+    targets = [path for needs, paths in TARGETS if supported(*needs) for path in paths]
     targets += [f"{RESULTS}/not_applicable/{key}.csv" for key in not_applicable()]
     targets.append(f"{RESULTS}/trace/capabilities.json")
     if summary_parts():

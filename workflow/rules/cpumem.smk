@@ -8,7 +8,7 @@ CPUMEM_SETTINGS = {k: CPUMEM[k] for k in ("eps", "min_samples", "scaling", "r2_m
 
 TARGETS.append(
     (
-        ("task_events", "task_usage"),
+        ("entities", "usage_series", "memory_usage"),
         [
             f"{RESULTS}/tables/beaumont_cpumem_shares.csv",
             f"{RESULTS}/figures/beaumont_fig3_cpu_memory.png",
@@ -16,7 +16,7 @@ TARGETS.append(
         ],
     )
 )
-SUMMARY_PARTS.append((("task_events", "task_usage"), f"{RESULTS}/summary/beaumont_cpumem.csv"))
+SUMMARY_PARTS.append((("entities", "usage_series", "memory_usage"), f"{RESULTS}/summary/beaumont_cpumem.csv"))
 NEEDS["cpu_memory"] = ("CPU against memory usage (Beaumont et al. §4.2)", ("usage_series", "memory_usage"))
 
 

@@ -106,3 +106,72 @@ rule verify_local_trace:
         "../../environment.yml"
     script:
         "../scripts/trace_verify.py"
+
+
+# Map, one job per shard or batch of shards: task_events to task pieces, task_usage to bucketed records (the
+# contract's usage records), job × window aggregates and sampled windows.
+USAGE_RECORDS = expand(f"{RESULTS}/map/task_usage/{{stem}}/records.parquet", stem=map_batches("task_usage"))
+ENTITY_PIECES = expand(f"{RESULTS}/map/task_events/{{stem}}.parquet", stem=map_batches("task_events"))
+
+
+rule map_task_events:
+    input:
+        unpack(lambda wc: verified()),
+        shards=map_shards("task_events"),
+    output:
+        f"{RESULTS}/map/task_events/{{stem}}.parquet",
+    wildcard_constraints:
+        stem=MAP_RE,
+    params:
+        buckets=config["mapreduce"]["buckets"],
+        code=code_digest("prep.mapreduce", "prep.tasks", "trace", "io"),
+    log:
+        f"{RESULTS}/logs/map_task_events/{{stem}}.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/map_task_events/{{stem}}.tsv"
+    priority: PRIORITY_CRITICAL_PATH
+    # one thread: gunzip and the CSV parse are mostly serial, so two one-thread maps beat one of two threads
+    threads: 1
+    resources:
+        # peak 178 MB (3.0 MB in) / 313 MB (10.8 MB in) on the default run / the paper-scale slice (bench/memory.py);
+        # 511 MB for a batch of 10 real shards of 0.9-4.1 MB (bench/map_batches.py)
+        mem_mb=batch_mem(176, 24, 15),
+        runtime=10,
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/mapreduce_map_task_events.py"
+
+
+rule map_task_usage:
+    input:
+        unpack(lambda wc: verified()),
+        shards=map_shards("task_usage"),
+    output:
+        records=f"{RESULTS}/map/task_usage/{{stem}}/records.parquet",
+        job_windows=f"{RESULTS}/map/task_usage/{{stem}}/job_windows.parquet",
+        sampled=f"{RESULTS}/map/task_usage/{{stem}}/sampled_windows.parquet",
+    wildcard_constraints:
+        stem=MAP_RE,
+    params:
+        buckets=config["mapreduce"]["buckets"],
+        windows_per_day=config["mapreduce"]["sampled_windows_per_day"],
+        seed=config["mapreduce"]["seed"],
+        code=code_digest("prep.mapreduce", "prep.tasks", "trace", "io"),
+    log:
+        f"{RESULTS}/logs/map_task_usage/{{stem}}.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/map_task_usage/{{stem}}.tsv"
+    priority: PRIORITY_CRITICAL_PATH
+    # one thread: 8 real-size shards take 16.2-16.6 s two at a time, 19.0-19.3 s one at a time with two threads
+    threads: 1
+    resources:
+        # one shard: peak 311 MB (27.7 MB in) / 569 MB (111 MB in; a real shard is ~90 MB) on the default run / the
+        # paper-scale slice; a batch of two real-size shards (the default shards_per_map): 1,169-1,279 MB (the
+        # 8-shard slice) and 1,221 MB (the 2-shard slice's 111 + 103 MB) (bench/memory.py)
+        mem_mb=batch_mem(315, 4.35, 5.2),
+        runtime=15,
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/mapreduce_map_task_usage.py"

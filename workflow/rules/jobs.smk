@@ -5,7 +5,7 @@ JOBS = config["jobs"]
 JOBS_CATEGORY = "Jobs (Beaumont et al. §3–5)"
 TARGETS.append(
     (
-        ("task_events", "task_usage"),
+        ("entities", "usage_series", "priorities"),
         [
             f"{RESULTS}/tables/beaumont_table1_dominant.csv",
             f"{RESULTS}/figures/beaumont_fig1_classes.png",
@@ -18,8 +18,8 @@ TARGETS.append(
     )
 )
 # Table 3 needs job_events; without them the summary leaves its rows out.
-TARGETS.append((("task_events", "task_usage", "job_events"), [f"{RESULTS}/tables/beaumont_table3_durations.csv"]))
-SUMMARY_PARTS.append((("task_events", "task_usage"), f"{RESULTS}/summary/beaumont_jobs.csv"))
+TARGETS.append((("entities", "usage_series", "priorities", "group_events"), [f"{RESULTS}/tables/beaumont_table3_durations.csv"]))
+SUMMARY_PARTS.append((("entities", "usage_series", "priorities"), f"{RESULTS}/summary/beaumont_jobs.csv"))
 NEEDS["dominant_jobs"] = ("Dominant jobs by priority class (Beaumont et al. §3-5.1)", ("entities", "usage_series", "priorities"))
 NEEDS["job_durations"] = ("Job durations (Beaumont et al. §5.1, Table 3)", ("group_events",))
 JOB_WINDOWS = expand(f"{RESULTS}/map/task_usage/{{stem}}/job_windows.parquet", stem=map_batches("task_usage"))
@@ -242,7 +242,7 @@ rule jobs_summary:
 
 TARGETS.append(
     (
-        ("task_events", "task_usage", "machine_events"),
+        ("entities", "usage_series", "priorities", "machine_events"),
         [f"{RESULTS}/figures/beaumont_notebook_periodic_job.png", f"{RESULTS}/notebooks/05_jobs_and_failures.ipynb",
          f"{RESULTS}/notebooks/05_jobs_and_failures.html"],
     )

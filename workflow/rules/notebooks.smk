@@ -3,7 +3,7 @@
 # notebooks/<name>.ipynb without them (colocate.report.notebooks): the same inputs give the same bytes.
 
 TARGETS.append(
-    (("task_events", "task_usage"), [f"{RESULTS}/figures/task_lengths.png", f"{RESULTS}/notebooks/01_trace_and_tasks.ipynb",
+    (("entities", "usage_series"), [f"{RESULTS}/figures/task_lengths.png", f"{RESULTS}/notebooks/01_trace_and_tasks.ipynb",
                                      f"{RESULTS}/notebooks/01_trace_and_tasks.html"])
 )
 

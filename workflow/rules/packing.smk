@@ -37,13 +37,13 @@ PACKING_CODE = ("scheduling.packing", "scheduling.fit_tests", "scheduling.packin
 if PACKING_ON:
     TARGETS.append(
         (
-            ("task_events", "task_usage"),
+            ("entities", "usage_series"),
             [f"{RESULTS}/tables/packing.parquet", f"{RESULTS}/tables/packing_summary.csv"]
             + [f"{RESULTS}/figures/{name}.png" for name in PACKING_FIGURES.values()],
         )
     )
-    SUMMARY_PARTS.append((("task_events", "task_usage"), f"{RESULTS}/summary/packing.csv"))
-SUMMARY_PARTS.append((("task_events", "task_usage"), f"{RESULTS}/summary/admission.csv"))
+    SUMMARY_PARTS.append((("entities", "usage_series"), f"{RESULTS}/summary/packing.csv"))
+SUMMARY_PARTS.append((("entities", "usage_series"), f"{RESULTS}/summary/admission.csv"))
 NEEDS["packing"] = ("Stochastic packing and admission control (Janus & Rzadca §4-5; Unuvar et al. §IV-F)",
                     ("entities", "usage_series"))
 
@@ -142,7 +142,7 @@ rule packing_figures:
         "../scripts/packing_figures.py"
 
 
-TARGETS.append((("task_events", "task_usage"), [f"{RESULTS}/notebooks/03_packing.ipynb", f"{RESULTS}/notebooks/03_packing.html"] if PACKING_ON else []))
+TARGETS.append((("entities", "usage_series"), [f"{RESULTS}/notebooks/03_packing.ipynb", f"{RESULTS}/notebooks/03_packing.html"] if PACKING_ON else []))
 
 
 rule notebook_packing:

@@ -9,7 +9,7 @@ PE_CATEGORY = "Periodicity (Beaumont et al. §5.2, §8.2)"
 
 TARGETS.append(
     (
-        ("task_events", "task_usage"),
+        ("entities", "usage_series", "priorities"),
         [
             f"{RESULTS}/tables/beaumont_table4_fourier.csv",
             f"{RESULTS}/tables/beaumont_weekly_shape.csv",
@@ -20,7 +20,7 @@ TARGETS.append(
         ],
     )
 )
-SUMMARY_PARTS.append((("task_events", "task_usage"), f"{RESULTS}/summary/beaumont_periodicity.csv"))
+SUMMARY_PARTS.append((("entities", "usage_series", "priorities"), f"{RESULTS}/summary/beaumont_periodicity.csv"))
 NEEDS["periodicity"] = ("Periodicity and periodic packing (Beaumont et al. §5.2, §8.2)", ("entities", "usage_series"))
 
 

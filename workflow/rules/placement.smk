@@ -43,11 +43,11 @@ if SRC.paper_trace:
     SUMMARY_PARTS.append(((), f"{RESULTS}/summary/placement.csv"))
 TARGETS.append(
     (
-        ("task_events", "task_usage", "machine_events"),
+        ("arrivals", "usage_series", "machine_events"),
         [f"{RESULTS}/tables/placement_trace.csv", f"{RESULTS}/figures/placement_trace.png"],
     )
 )
-SUMMARY_PARTS.append((("task_events", "task_usage", "machine_events"), f"{RESULTS}/summary/placement_trace.csv"))
+SUMMARY_PARTS.append((("arrivals", "usage_series", "machine_events"), f"{RESULTS}/summary/placement_trace.csv"))
 NEEDS["placement_trace"] = ("Trace-driven placement (Tantawi & Steinder on the trace's requests)", ("arrivals",))
 
 

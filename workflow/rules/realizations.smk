@@ -1,7 +1,7 @@
 # N long tasks × R realizations of inst and avg usage (Janus & Rzadca §3.1), memory-mapped float32.
 
-TARGETS.append((("task_events", "task_usage"), [f"{RESULTS}/realizations/tasks.parquet"]))
-SUMMARY_PARTS.append((("task_events", "task_usage"), f"{RESULTS}/summary/realizations.csv"))
+TARGETS.append((("entities", "usage_series"), [f"{RESULTS}/realizations/tasks.parquet"]))
+SUMMARY_PARTS.append((("entities", "usage_series"), f"{RESULTS}/summary/realizations.csv"))
 
 
 rule sample_realizations:

@@ -24,6 +24,8 @@ rule summary:
         run=RUN,
         # the synthetic model's measured causes explain its rows only
         synthetic=SRC.is_model,
+        # rows measured on another trace than the papers': shown beside the papers' values, not judged
+        another_trace=None if SRC.paper_trace else CAPABILITIES.trace,
         code=code_digest("report.summary", "report.compare", "insufficient"),
     conda:
         "../../environment.yml"
@@ -72,3 +74,44 @@ rule source_capabilities:
         "../../environment.yml"
     script:
         "../scripts/source_capabilities.py"
+
+
+# A run on another trace than the papers' compares its quantities with the papers' and a Google run's.
+CROSS = config["cross_trace"]
+if not SRC.paper_trace:
+    TARGETS.append(((), [f"{RESULTS}/tables/cross_trace.csv", f"{RESULTS}/figures/cross_trace.png"]))
+
+    rule cross_trace:
+        input:
+            parts=lambda wc: summary_parts(),
+            # the Google run compared with (cross_trace.compare_with): read when it exists, never built from here
+            google=lambda wc: [p] if CROSS["compare_with"] and Path(p := f"results/{CROSS['compare_with']}/summary.csv").exists() else [],
+        output:
+            table=report(
+                f"{RESULTS}/tables/cross_trace.csv",
+                caption="../report/cross_trace.rst",
+                category="Across traces",
+            ),
+            figure=report(
+                f"{RESULTS}/figures/cross_trace.png",
+                caption="../report/cross_trace.rst",
+                category="Across traces",
+            ),
+            section=f"{RESULTS}/summary/cross_trace.md",
+        params:
+            run=RUN,
+            trace=CAPABILITIES.trace,
+            google_run=CROSS["compare_with"],
+            code=code_digest("insufficient", "report.cross_trace", "report.summary", "figures.cross_trace", "figures.__init__"),
+        log:
+            f"{RESULTS}/logs/cross_trace.log",
+        benchmark:
+            f"{RESULTS}/benchmarks/cross_trace.tsv"
+        threads: 1
+        resources:
+            mem_mb=400,
+            runtime=5,
+        conda:
+            "../../environment.yml"
+        script:
+            "../scripts/cross_trace.py"

@@ -2,7 +2,7 @@
 import numpy as np
 import polars as pl
 
-from colocate import io, rulescript
+from colocate import insufficient, io, rulescript
 from colocate.analysis import aggregate
 from colocate.report import summary
 from colocate.scheduling import admission
@@ -19,6 +19,10 @@ def main(inputs, outputs, params, log):
               "peak_utilisation": p.peak_utilisation, "peak_quantile": p.peak_quantile, "estimator": p.estimator,
               "history": p.history}
     if source == "trace":
+        first = pl.concat([part.group_by("job_id", "task_index").agg(pl.col("start_time").min()).collect() for part in parts])
+        insufficient.require(first["start_time"].n_unique() > 1, "every long task's first record is in the same "
+                             "window: they all arrive at once, so there is no arrival process to admit",
+                             "tasks that start during the trace (not only before it began)")
         res, each = admission.run_trace_replicates(parts, records, lo, hi, p.eps, job_cap=p.job_cap, column=p.usage, **common)
     else:
         lifetimes = pl.read_parquet(inputs.tasks).sort("row")["n_records"].to_numpy()

@@ -1,13 +1,17 @@
-"""Map one Azure readings file to per-VM records bucketed by vmid (as task_usage is by task)."""
+"""Map one Azure readings file to the contract's usage records, bucketed by entity (as task_usage is by task)."""
+import polars as pl
+
 from colocate import io, rulescript
 from colocate.trace import azure
 
 
 def main(inputs, outputs, params, log):
     readings = azure.read_readings(inputs.readings)
-    records = azure.map_readings(readings, params.buckets)
+    records = azure.usage_records(readings, azure.vm_tasks(pl.read_parquet(inputs.vmtable)), params.host_cores,
+                                  params.buckets)
     io.write_parquet(records, outputs[0])
-    log.info("%d readings of %d VMs from %s", readings.height, readings["vmid"].n_unique(), inputs.readings)
+    log.info("%d readings of %d VMs from %s; %d of them in the vmtable", readings.height, readings["vmid"].n_unique(),
+             inputs.readings, records.height)
 
 
 if __name__ == "__main__":

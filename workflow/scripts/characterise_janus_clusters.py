@@ -3,16 +3,20 @@ import numpy as np
 import polars as pl
 from threadpoolctl import threadpool_limits
 
-from colocate import io, rulescript
+from colocate import insufficient, io, rulescript
 from colocate.analysis import characterise as ch
 from colocate.figures import characterise as figs
 
 ANALYSIS = "Janus Fig 4, k-means of usage histograms (§3.5)"
+MIN_PER_CLUSTER = 10
 
 
 def main(inputs, outputs, params, log, threads=1):
     p = params
     keys = pl.read_parquet(inputs.long, columns=["job_id", "task_index"])
+    # Janus clusters ~800,000 tasks into 16: clusters of a few tasks each are the tasks, not typical distributions
+    insufficient.require(keys.height >= MIN_PER_CLUSTER * p.k, f"{keys.height} long tasks for k = {p.k} clusters",
+                         f"at least {MIN_PER_CLUSTER} tasks a cluster ({MIN_PER_CLUSTER * p.k} long tasks)")
     hist = ch.hist_matrix(pl.read_parquet(inputs.long, columns=["inst_hist"]))  # no frame kept beside the matrix
     with threadpool_limits(threads):
         labels, centroids, inertia = ch.kmeans_histograms(hist, p.k, p.seed, p.n_init)

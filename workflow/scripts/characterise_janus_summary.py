@@ -1,20 +1,28 @@
-"""Headline numbers of Janus & Rzadca §3 beside the paper's (a part of results/summary.md)."""
+"""Headline numbers of Janus & Rzadca §3 beside the paper's (a part of results/summary.md): the rows of every
+table its analysis gave; a table that did not apply to the trace, or lacked data, gives none."""
 import polars as pl
 
-from colocate import rulescript
+from colocate import insufficient, rulescript
 from colocate.analysis import characterise as ch
 from colocate.report import summary
 
 ANALYSIS = "Janus & Rzadca §3, headline numbers"
+TABLES = ("fig1", "fig2", "fig3", "s34", "shares", "table1", "fig6")
 
 
 def main(inputs, outputs, params, log):
-    i = inputs
-    tables = (pl.read_csv(path) for path in (i.fig1, i.fig2, i.fig3, i.s34, i.shares, i.table1, i.fig6))
+    paths = {name: getattr(inputs, name, None) for name in TABLES}
+    status = {name: insufficient.read_status(path) if path else None for name, path in paths.items()}
+    if not any(path and not status[name] for name, path in paths.items()):  # no table at all: say the first reason
+        first = next(s for s in status.values() if s)
+        insufficient.write_status([outputs[0]], first.downstream(ANALYSIS))
+        log.warning("%s: %s", ANALYSIS, first.reason)
+        return
+    tables = [pl.read_csv(paths[n]) if paths[n] and not status[n] else None for n in TABLES]
     rows = ch.janus_summary(*tables, n_realizations=params.n_realizations)
     summary.rows("Task characterisation (Janus & Rzadca §3)", rows).write_csv(outputs[0])
-    log.info("%d summary rows", len(rows))
+    log.info("%d summary rows; without %s", len(rows), [n for n in TABLES if not paths[n] or status[n]] or "none")
 
 
 if __name__ == "__main__":
-    rulescript.run(main, snakemake, ANALYSIS)  # noqa: F821 (injected by Snakemake)
+    rulescript.run(main, snakemake)  # noqa: F821 (injected by Snakemake): statuses are read table by table

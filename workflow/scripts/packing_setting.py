@@ -2,7 +2,7 @@
 import numpy as np
 import polars as pl
 
-from colocate import io, rulescript
+from colocate import insufficient, io, rulescript
 from colocate.prep.tasks import TASK_KEY
 from colocate.scheduling import packing_grid as pg
 
@@ -14,6 +14,8 @@ def main(inputs, outputs, params, log):
     inst = np.load(inputs.inst, mmap_mode="r")
     avg = np.load(inputs.avg, mmap_mode="r")
     tasks = pl.read_parquet(inputs.tasks).sort("row")
+    insufficient.require(tasks.height >= p.tasks_per_instance, f"{tasks.height} tasks have realizations, fewer than "
+                         f"packing.tasks_per_instance = {p.tasks_per_instance}", f"at least {p.tasks_per_instance} such tasks")
     requests = tasks.join(pl.read_parquet(inputs.stats, columns=[*TASK_KEY, "cpu_request"]), on=TASK_KEY, how="left")
     rows = pg.instances(inst.shape[0], p.instances, p.tasks_per_instance, p.seed)
     cells = pl.DataFrame(p.cells, schema=pg.CELL_SCHEMA)

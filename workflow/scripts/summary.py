@@ -14,6 +14,8 @@ def main(inputs, outputs, params, log):
     parts = [pl.read_csv(p, schema=summary.COLUMNS) for p in inputs.parts if not status[p]]
     skipped = pl.DataFrame([s.__dict__ for s in statuses], schema={k: pl.String for k in ("analysis", "reason", "needs", "origin", "status")})
     table = summary.causes_for_trace(summary.combine(parts), params.synthetic)
+    if params.another_trace:  # the papers measured Google 2011: another trace's rows are compared, not judged
+        table = summary.another_trace(table, params.another_trace)
     table.write_csv(outputs.table)
     sections = [Path(p).read_text() for p in inputs.sections]
     Path(outputs.page).write_text(summary.render([table], run=params.run, skipped=skipped) + "".join(f"\n{s}" for s in sections))

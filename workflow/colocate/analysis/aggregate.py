@@ -30,6 +30,7 @@ import numpy as np
 import polars as pl
 
 from colocate.analysis.characterise import sample_sets, set_totals
+from colocate.insufficient import InsufficientData
 from colocate.sources.contract import WINDOW_US, window_of
 
 #: Unuvar et al.'s average numbers of co-located tasks (Tables II and IV).
@@ -356,7 +357,8 @@ def build_aggregates(
     Returns ``(aggregates, sources)``: ``aggregates`` in :data:`AGGREGATE_SCHEMA`
     (``time_days`` null for realizations), and per size the source, machine,
     mean number of tasks running at the observations, tasks and distinct jobs
-    drawn, the cap per job and a note (:data:`SOURCES_SCHEMA`).
+    drawn, the cap per job and a note (:data:`SOURCES_SCHEMA`). With "auto", a size neither the trace nor the
+    realizations reach is skipped (source "none", the note says why); none at all is too little data.
     """
     if source not in SOURCES:
         raise ValueError(f"source must be one of {', '.join(SOURCES)}, got {source!r}")
@@ -392,6 +394,11 @@ def build_aggregates(
             else:
                 a = set_aggregate(series, drawn, column, lo, hi, observations)
                 row.update(source="trace", tasks=drawn.height, jobs=drawn["job_id"].n_unique(), job_cap=cap)
+        if a is None and source == "auto" and matrix is not None and n > matrix.shape[0]:
+            # neither the trace nor the realizations reach n tasks: this size is skipped, said in its note
+            used.append({**row, "source": "none", "machine_id": None, "mean_tasks": None,
+                         "note": f"{row['note']}; realizations of {matrix.shape[0]} tasks, fewer than {n}"})
+            continue
         if a is None:
             a = colocated_sets(matrix, [n], observations, 1, rng).with_columns(pl.lit(None, pl.Float64).alias("time_days"))
             row.update(source="realizations", tasks=n)
@@ -401,6 +408,9 @@ def build_aggregates(
         if row["source"] != "machines":
             row["machine_id"] = None
         used.append({**row, "mean_tasks": float(a["n_tasks"].mean())})
+    if not frames:
+        raise InsufficientData(f"no size of {list(sizes)} can be aggregated: {used[0]['note']}",
+                               f"tasks running {min(int(n) for n in sizes)} at a time on average, or as many realizations")
     return pl.concat(frames), pl.DataFrame(used, schema=SOURCES_SCHEMA)
 
 

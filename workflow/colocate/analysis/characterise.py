@@ -742,26 +742,27 @@ def task_moments(rows: pl.DataFrame, stats_: pl.DataFrame, kind: str = "inst") -
 
 
 def janus_summary(
-    fig1: pl.DataFrame, fig2: pl.DataFrame, lines: pl.DataFrame, s34: pl.DataFrame,
-    shares: pl.DataFrame, table1: pl.DataFrame, fig6: pl.DataFrame, n_realizations: int | None = None,
+    fig1: pl.DataFrame | None, fig2: pl.DataFrame | None, lines: pl.DataFrame | None, s34: pl.DataFrame | None,
+    shares: pl.DataFrame | None, table1: pl.DataFrame | None, fig6: pl.DataFrame | None, n_realizations: int | None = None,
 ) -> list[tuple]:
     """Headline numbers of Janus & Rzadca §3 beside the paper's: ``(quantity, paper, ours, note, Compare)`` rows.
 
     ``n_realizations`` (R) goes into Table 1's note: the A-D test's power, hence its rejection
     rate, grows with R, and the paper uses R = 10,000; below it, an A-D row outside its tolerance
-    names that measured cause.
+    names that measured cause. A table that is None (its analysis did not apply, or lacked data) gives no rows.
     """
     from colocate.report.compare import Compare, absolute
 
     out: list[tuple] = []
-    ks = fig1["k"].to_list()
-    for k in (ks[0], next((k for k in ks if k >= 15), ks[-1]), ks[-1]):
+    ks = fig1["k"].to_list() if fig1 is not None else []
+    for k in (ks[0], next((k for k in ks if k >= 15), ks[-1]), ks[-1]) if ks else ():
         r = fig1.filter(pl.col("k") == k).row(0, named=True)
         out.append((f"Fig 1: IQR of relative difference, k = {k}", None, r["iqr"],
                     f"median {r['median']:.3g}, {_count(r['n'])} tasks; paper: IQR symmetric around 0 from k ≈ 15, shrinking with k",
                     Compare(item="Fig 1")))
-    out += variability_rows(fig2, lines)
-    for r in s34.iter_rows(named=True):
+    if fig2 is not None and lines is not None:
+        out += variability_rows(fig2, lines)
+    for r in s34.iter_rows(named=True) if s34 is not None else ():
         clustered = f" of {_count(r['jobs'])} jobs (clustered by job)" if r.get("jobs") is not None else ""
         # ours is a share of a few thousand tasks whose jobs make them alike: its 95% CI is the noise; the
         # paper's "roughly 30%" is rounded to tens, so it stands for 25–35%
@@ -771,8 +772,10 @@ def janus_summary(
                       "paper's 'roughly 30%' is rounded to tens"))
         out.append((f"§3.4: K-S rejects time invariance, Δ = {r['delta']}", "≈ 30%", f"{r['share']:.1%}",
                     f"95% CI [{r['ci_lo']:.1%}, {r['ci_hi']:.1%}], {_count(r['n_tasks'])} tasks{clustered}", spec))
-    out += cluster_rows(shares, CAUSE_SMALLEST_CLUSTER)
-    out += total_usage_rows(table1, fig6, n_realizations, draw_causes=TABLE1_DRAW_CAUSES)
+    if shares is not None:
+        out += cluster_rows(shares, CAUSE_SMALLEST_CLUSTER)
+    if table1 is not None and fig6 is not None:
+        out += total_usage_rows(table1, fig6, n_realizations, draw_causes=TABLE1_DRAW_CAUSES)
     return out
 
 

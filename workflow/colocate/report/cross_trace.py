@@ -1,14 +1,15 @@
 """The cross-trace comparison (issue 16): the same quantities on Google 2011 (the paper), on a Google run of this
-pipeline (synthetic, sample or real) and on the Azure VM trace, side by side.
+pipeline (synthetic, sample or real) and on runs of other traces (the Azure VM traces), side by side.
 
-The Azure analyses write their summary rows with the Google analyses' functions, so a quantity is matched across
-traces by its name: :func:`vm_quantity` renames a Google quantity as the Azure part words it (a VM for a job or
-a task). Each column names the trace and run it came from.
+Every trace's analyses write their summary rows with the same functions (most by the same rules, through the
+source contract), so a quantity is matched across traces by its name (a part about VMs may word it for VMs:
+:func:`vm_quantity`). Each row names the trace and run it came from.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 import polars as pl
 
@@ -47,56 +48,60 @@ QUANTITIES = (
     "% reject ABP",
 )
 
-COLUMNS = {"quantity": pl.String, "unit": pl.String, "paper_google_2011": pl.Float64, "google_run": pl.String, "google": pl.Float64,
-           "azure_run": pl.String, "azure": pl.Float64, "azure_over_paper": pl.Float64}
+#: One row per quantity and run: the paper's value (Google 2011), the run's trace and name, its value and its ratio
+#: to the paper's.
+COLUMNS = {"quantity": pl.String, "unit": pl.String, "paper_google_2011": pl.Float64, "trace": pl.String,
+           "run": pl.String, "value": pl.Float64, "over_paper": pl.Float64}
 
 
 def vm_quantity(quantity: str) -> str:
-    """A Google summary quantity as the Azure part words it: VMs for long-running jobs and for tasks."""
+    """A Google summary quantity as a part about VMs words it: VMs for long-running jobs and for tasks."""
     quantity = quantity.replace("long-running production dominant jobs", "VMs read over the whole trace")
     return re.sub(r"\btasks\b", "VMs", quantity)
 
 
-def cross_trace(azure: pl.DataFrame, google: pl.DataFrame | None, azure_run: str, google_run: str | None) -> pl.DataFrame:
-    """One row per quantity of :data:`QUANTITIES` that the Azure run measured: the paper's value (Google 2011), the
-    Google run's (null without one) and the Azure run's, and Azure over the paper.
-
-    ``azure`` and ``google`` are summary tables (:data:`colocate.report.summary.COLUMNS`).
-    """
-    by_quantity = {q: r for q, r in zip(azure["quantity"], azure.iter_rows(named=True))}
-    theirs = {} if google is None else dict(zip(google["quantity"], google["ours_value"]))
+def cross_trace(runs: Sequence[tuple[str, str, pl.DataFrame | None]]) -> pl.DataFrame:
+    """The quantities of :data:`QUANTITIES` across any number of runs, each ``(trace, run, summary table)``
+    (:data:`colocate.report.summary.COLUMNS`; None for a run that does not exist): one row per quantity and run
+    that measured it, for every quantity some run measured, with the paper's value (Google 2011) and the run's over
+    it. A run's row is found by the quantity's name, or as a part about VMs words it (:func:`vm_quantity`)."""
+    found = []
+    for trace, run, table in runs:
+        by_quantity = {} if table is None else dict(zip(table["quantity"], table.iter_rows(named=True)))
+        found.append((trace, run, by_quantity))
     rows = []
     for q in QUANTITIES:
-        mine = by_quantity.get(vm_quantity(q))
-        if mine is None or mine["ours_value"] is None:
+        measured = [(trace, run, r) for trace, run, by in found
+                    if (r := by.get(q) or by.get(vm_quantity(q))) is not None and r["ours_value"] is not None]
+        if not measured:
             continue
-        paper, value = mine["paper_value"], mine["ours_value"]
-        rows.append({"quantity": q, "unit": mine["unit"] or "", "paper_google_2011": paper, "google_run": google_run if google is not None else None,
-                     "google": theirs.get(q), "azure_run": azure_run, "azure": value,
-                     "azure_over_paper": value / paper if paper else None})
+        paper = next((r["paper_value"] for *_, r in measured if r["paper_value"] is not None), None)
+        unit = next((r["unit"] for *_, r in measured if r["unit"]), "")
+        rows += [{"quantity": q, "unit": unit, "paper_google_2011": paper, "trace": trace, "run": run,
+                  "value": r["ours_value"], "over_paper": r["ours_value"] / paper if paper else None}
+                 for trace, run, r in measured]
     return pl.DataFrame(rows, schema=COLUMNS)
 
 
-def google_label(run: str | None) -> str:
-    """How a Google run is named in the table: a synthetic run is the calibrated model, not Google's data."""
-    if not run:
-        return "Google run (none)"
-    return f"{run} (synthetic model of Google 2011)" if run.startswith("synthetic") else f"{run} (Google 2011 data)"
+def google_label(run: str) -> str:
+    """The trace of a Google run, as the table names it: a synthetic run is the calibrated model, not Google's data."""
+    return "synthetic model of Google 2011" if run.startswith("synthetic") else "Google 2011 data"
 
 
-def markdown(table: pl.DataFrame, note: str = "") -> str:
-    """The table as a summary.md section."""
-    google = next((r for r in table["google_run"] if r), None)
-    azure = table["azure_run"][0] if table.height else "Azure"
+def markdown(table: pl.DataFrame, runs: Sequence[tuple[str, str]], note: str = "") -> str:
+    """The table as a summary.md section: a column per run of ``runs`` ((trace, run) pairs, in order)."""
     lines = ["## Across traces", "",
              "The same quantities on Google's 2011 cluster (the papers), on a Google run of this pipeline (the synthetic "
              "model is calibrated to the papers, so it is no independent evidence; the shipped or full real trace is) "
-             "and on the Azure VM trace of this run (a VM stands for a job or a task). Another trace is compared, not "
-             "judged.",
+             "and on the other trace of this run (a VM stands for a task). Another trace is compared, not judged.",
              *(["", note] if note else []), "",
-             f"| quantity | paper (Google 2011) | {google_label(google)} | {azure} (Azure) |", "|---|---|---|---|"]
-    for r in table.iter_rows(named=True):
-        cell = r["quantity"].replace("|", "\\|")
-        fmt = lambda v: "" if v is None else f"{v:.4g}{r['unit']}"  # noqa: E731 (each value in the row's unit)
-        lines.append(f"| {cell} | {fmt(r['paper_google_2011'])} | {fmt(r['google'])} | {fmt(r['azure'])} |")
+             "| quantity | paper (Google 2011) | " + " | ".join(f"{run} ({trace})" for trace, run in runs) + " |",
+             "|---|---|" + "---|" * len(runs)]
+    for q in table["quantity"].unique(maintain_order=True):
+        rows = table.filter(pl.col("quantity") == q)
+        first = rows.row(0, named=True)
+        fmt = lambda v: "" if v is None else f"{v:.4g}{first['unit']}"  # noqa: E731 (each value in the row's unit)
+        values = {(r["trace"], r["run"]): r["value"] for r in rows.iter_rows(named=True)}
+        cells = [fmt(first["paper_google_2011"]), *(fmt(values.get(key)) for key in runs)]
+        lines.append(f"| {q.replace('|', chr(92) + '|')} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"

@@ -482,8 +482,11 @@ def choose_source(source: str, records: pl.DataFrame | None, lo: int, hi: int, m
     if running >= mean_running:
         return "trace", ""
     reason = f"the trace's long tasks run {running:.1f} at a time on average, fewer than mean_running = {mean_running:g}"
-    if source == "trace":
-        raise ValueError(f"admission source trace: {reason}")
+    if source == "trace":  # too little data, not bad input: the run says so and completes
+        from colocate.insufficient import InsufficientData
+
+        raise InsufficientData(f"admission source trace: {reason}",
+                               f"tasks running {mean_running:g} at a time on average (or a smaller packing.admission.mean_running)")
     return "realizations", f"{reason}: realizations instead"
 
 

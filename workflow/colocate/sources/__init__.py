@@ -24,7 +24,7 @@ from typing import Any, Protocol, runtime_checkable
 from colocate.registry import ConfigError, Registry, is_plugin, protocol_problems
 from colocate.sources.contract import Capabilities, TableCoverage
 
-__all__ = ["Source", "SourceBase", "SOURCES", "LOCAL_LAYOUTS", "register_local", "resolve", "Setting"]
+__all__ = ["Source", "SourceBase", "SOURCES", "LOCAL_LAYOUTS", "register_local", "resolve", "families", "Setting"]
 
 
 @runtime_checkable
@@ -65,10 +65,15 @@ class SourceBase:
     verify = False
     #: Whether it is a model of a trace rather than a trace (the synthetic model's causes explain its rows).
     is_model = False
+    #: The source's defaults for other config sections, over the scale's preset and under the user's config: where
+    #: an analysis's own default does not suit the trace (each says why).
+    config_defaults: Mapping[str, Any] = {}
     #: Priorities → the contract's classes (class → priorities); empty where the trace has no priorities.
     priority_classes: Mapping[str, tuple[int, ...]] = {}
     #: Where a table's readings lie relative to the root: {table}/{stem}.csv.gz unless a source says otherwise.
     suffix = ".csv.gz"
+    #: What the trace calls its files (the 2011 trace's are shards).
+    file_word = "files"
 
     def __init__(self, setting: Setting) -> None:
         self.setting = setting
@@ -76,6 +81,11 @@ class SourceBase:
         self.scale = setting.scale
 
     # ------------------------------------------------------------------ files
+    @property
+    def rules(self) -> str:
+        """The rules file that reads and maps this source's trace (a plug-in names its own, by absolute path)."""
+        return str(self.setting.basedir / "workflow" / "rules" / f"{self.family}.smk")
+
     @property
     def root(self) -> str:
         raise NotImplementedError
@@ -133,7 +143,7 @@ class SourceBase:
         for table, caps in self.gives.items():
             for cap in caps:
                 if cap not in has and cap not in why:
-                    why[cap] = f"no {table} file under {self.root_label()}"
+                    why[cap] = f"no {self.file_word} of {table} under {self.root_label()}"
         return Capabilities(trace=self.label, has=frozenset(has), entity=self.entity, group=self.group,
                             usage=self.usage, units=self.units, span_windows=self.span_windows,
                             coverage=tuple(self.coverage(t) for t in self.tables),
@@ -172,6 +182,24 @@ def register_local(cls: type[SourceBase]) -> type[SourceBase]:
         raise TypeError(f"{cls.__name__} is not a trace source: {'; '.join(problems)}")
     LOCAL_LAYOUTS.append(cls)
     return cls
+
+
+def config_defaults(trace: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The config defaults of the source ``trace`` (the config's trace section) names; none for ``local`` (its layout
+    is known only once its directory is read) and for an unknown name (refused later, naming the key)."""
+    from colocate.sources import azure, google2011  # noqa: F401
+
+    name = trace.get("source", "synthetic")
+    if name == "local" and trace.get("path") and Path(trace["path"]).is_dir():
+        return next((c.config_defaults for c in LOCAL_LAYOUTS if c.recognises(Path(trace["path"]))), {})
+    return SOURCES[name].config_defaults if name in SOURCES else {}
+
+
+def families() -> list[str]:
+    """The built-in sources' families, each with its rules file (workflow/rules/<family>.smk)."""
+    from colocate.sources import azure, google2011  # noqa: F401
+
+    return sorted({cls.family for cls in (*SOURCES.classes(), *LOCAL_LAYOUTS)})
 
 
 def resolve(setting: Setting) -> SourceBase:

@@ -31,6 +31,7 @@ class Google2011(SourceBase):
         "machine_events": ("machine_events",),
     }
     units = "CPU and memory as shares of the largest machine (the trace's normalisation)"
+    file_word = "shards"
     #: The tables a local copy is checked against its SHA256SUM for (what the analyses read).
     verified_tables = ("task_events", "task_usage", "job_events", "machine_events")
 

@@ -19,7 +19,6 @@ max, p95maxcpu the 95th percentile of max (the higher neighbour). :func:`vm_summ
 from __future__ import annotations
 
 import gzip
-import hashlib
 import math
 import zlib
 from collections.abc import Sequence
@@ -31,7 +30,7 @@ import polars as pl
 from colocate.trace import TraceFormatError
 
 __all__ = ["READINGS_SCHEMA", "VMTABLE_SCHEMA", "SLOT_SECONDS", "read_readings", "read_vmtable", "vm_summary",
-           "vm_series"]
+           "vm_series", "vm_tasks", "entity_pieces", "usage_records"]
 
 #: One reading covers 5 minutes.
 SLOT_SECONDS = 300
@@ -208,79 +207,7 @@ def select_readings(selection: str | int | list[int], count: int) -> list[str]:
     return [readings_stem(i, count) for i in picked]
 
 
-# ----------------------------------------------------------------------------- map and reduce per VM
-
-#: Columns of one bucket's per-VM records (the map's output, and the reduce's series).
-RECORD_COLUMNS = ("vmid", "slot", "min_cpu", "max_cpu", "avg_cpu")
-
-
-def vm_buckets(vmids: pl.Series, n_buckets: int) -> pl.Series:
-    """A stable bucket of each VM id: the first 8 bytes of its BLAKE2b digest, mod ``n_buckets``.
-
-    Stable across runs, machines and library versions (polars' own hash is not), and uniform whatever the ids
-    look like (the traces' ids are base64 hashes; tests use short names).
-    """
-    if n_buckets < 1:
-        raise ValueError(f"n_buckets must be >= 1, got {n_buckets}")
-    unique = vmids.unique()
-    codes = [int.from_bytes(hashlib.blake2b(v.encode(), digest_size=8).digest(), "little") % n_buckets
-             for v in unique.to_list()]
-    table = pl.DataFrame({"vmid": unique, "bucket": pl.Series(codes, dtype=pl.Int32)})
-    return pl.DataFrame({"vmid": vmids}).join(table, on="vmid", how="left", maintain_order="left")["bucket"]
-
-
-def map_readings(readings: pl.DataFrame, n_buckets: int) -> pl.DataFrame:
-    """One readings file → records with ``bucket``, ``vmid``, ``slot`` (timestamp // 300) and the CPU columns,
-    grouped by bucket (a stable sort: within a bucket, the file's order), so that a reduce job reads one bucket
-    of every file; the reduce sorts each VM's records."""
-    return (
-        readings.select(vm_buckets(readings["vmid"], n_buckets).alias("bucket"), "vmid",
-                        (pl.col("timestamp") // SLOT_SECONDS).cast(pl.Int32).alias("slot"),
-                        "min_cpu", "max_cpu", "avg_cpu")
-        .sort("bucket", maintain_order=True)
-    )
-
-
-def reduce_vms(records: pl.DataFrame) -> dict[str, pl.DataFrame]:
-    """Every record of one bucket's VMs (from every readings file) → per-VM series and statistics.
-
-    * ``series``: one row per VM and slot (:data:`RECORD_COLUMNS`), sorted; a slot read twice (the same reading in
-      two files) is an error, since the traces have one reading per VM and slot;
-    * ``vms``: per VM, ``readings``, ``first_slot``, ``last_slot``, its vmtable statistics (:func:`vm_summary`),
-      and Janus §3's per-task statistics with the 5-minute max for inst (Azure records no instantaneous sample:
-      the max bounds it): ``avg_mean``, ``avg_std``, ``inst_mean``, ``inst_std`` (population std, as for tasks) in
-      fractions of the VM's cores, and ``avg_hist``, the 100-bin histogram of avg on [0, 1] (Janus §3.5).
-    """
-    series = records.select(RECORD_COLUMNS).sort("vmid", "slot", maintain_order=True)
-    dup = series.filter(pl.struct("vmid", "slot").is_duplicated())
-    if dup.height:
-        row = dup.row(0, named=True)
-        raise ValueError(f"VM {row['vmid']} has two readings at t = {row['slot'] * SLOT_SECONDS} s")
-    stats = vm_summary(series.with_columns(timestamp=pl.col("slot").cast(pl.Int64) * SLOT_SECONDS))
-    avg, top = pl.col("avg_cpu") / 100, pl.col("max_cpu") / 100
-    per = series.group_by("vmid").agg(
-        pl.col("slot").min().alias("first_slot"), pl.col("slot").max().alias("last_slot"),
-        avg.mean().alias("avg_mean"), avg.std(ddof=0).alias("avg_std"),
-        top.mean().alias("inst_mean"), top.std(ddof=0).alias("inst_std"))
-    vms = stats.join(per, on="vmid").sort("vmid")
-    return {"series": series, "vms": vms.with_columns(pl.Series("avg_hist", avg_histograms(series), dtype=pl.Array(pl.Float32, HIST_BINS)))}
-
-
-#: Bins of a VM's usage histogram (Janus §3.5's 100 bins of width 1 %).
-HIST_BINS = 100
-
-
-def avg_histograms(series: pl.DataFrame, bins: int = HIST_BINS) -> np.ndarray:
-    """Each VM's histogram of avg CPU (a fraction of its cores) in ``bins`` bins on [0, 1], one row per VM of
-    ``series`` (sorted by vmid, as :func:`reduce_vms` sorts it); 100 % falls in the last bin."""
-    if series.height == 0:
-        return np.zeros((0, bins), dtype=np.float32)
-    ids = series["vmid"].to_numpy()
-    first = np.r_[True, ids[1:] != ids[:-1]]
-    row = np.cumsum(first) - 1
-    k = np.clip(np.floor(series["avg_cpu"].to_numpy() / 100 * bins), 0, bins - 1).astype(np.int64)
-    counts = np.bincount(row * bins + k, minlength=int(first.sum()) * bins).reshape(-1, bins)
-    return (counts / counts.sum(axis=1, keepdims=True)).astype(np.float32)
+# ----------------------------------------------------------------------------- VMs read over the whole trace
 
 
 def trace_slots(vmtable: pl.DataFrame) -> int:
@@ -289,49 +216,61 @@ def trace_slots(vmtable: pl.DataFrame) -> int:
     return int(vmtable["vmdeleted"].max()) // SLOT_SECONDS + 1 if vmtable.height else 0
 
 
+def entity_spans(parts: Sequence[pl.LazyFrame]) -> pl.DataFrame:
+    """Each entity of the contract's series (one LazyFrame per bucket, collected a bucket at a time): ``readings``
+    (its windows with a record), ``first_slot`` and ``last_slot`` (its first and last window), sorted by key."""
+    from colocate.sources.contract import window_of
+
+    frames = [p.group_by("job_id", "task_index").agg(pl.len().alias("readings"), window_of().min().alias("first_slot"),
+                                                    window_of().max().alias("last_slot")).collect() for p in parts]
+    schema = {"job_id": pl.Int64, "task_index": pl.Int64, "readings": pl.UInt32, "first_slot": pl.Int64, "last_slot": pl.Int64}
+    return (pl.concat(frames) if frames else pl.DataFrame(schema=schema)).sort("job_id", "task_index")
+
+
 def long_running(vms: pl.DataFrame, n_slots: int, min_coverage: float, limit: int | None, seed: int) -> pl.DataFrame:
     """VMs read over the whole span (Beaumont §5.2's "run during the whole trace", for VMs): a reading in the first
-    and the last of ``n_slots`` slots and in at least ``min_coverage`` of them. At most ``limit`` of them (None: all),
-    drawn at random with ``seed`` (a month of 5-minute readings is 69 kB a VM), sorted by vmid."""
+    and the last of ``n_slots`` slots and in at least ``min_coverage`` of them (``vms`` as :func:`entity_spans`
+    gives). At most ``limit`` of them (None: all), drawn at random with ``seed`` (a month of 5-minute readings is
+    69 kB a VM), sorted by key."""
     if not 0 < min_coverage <= 1:
         raise ValueError(f"min_coverage must be in (0, 1], got {min_coverage}")
     need = math.ceil(min_coverage * n_slots - 1e-9)
     whole = vms.filter((pl.col("first_slot") == 0) & (pl.col("last_slot") == n_slots - 1)
-                       & (pl.col("readings") >= need)).sort("vmid")
+                       & (pl.col("readings") >= need)).sort("job_id", "task_index")
     if limit is not None and whole.height > limit:
         keep = np.sort(np.random.default_rng(seed).choice(whole.height, size=limit, replace=False))
         whole = whole[keep]
     return whole
 
 
-def as_periodicity_input(vms: pl.DataFrame, series: pl.DataFrame, tasks: pl.DataFrame | None = None
-                         ) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """VMs and their readings in the shapes :func:`colocate.analysis.periodicity.analyse` reads for jobs.
+def as_periodicity_input(vms: pl.DataFrame, series: pl.DataFrame, host_cores: float) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """VMs and their series (the contract's, in shares of a host of ``host_cores`` cores) in the shapes
+    :func:`colocate.analysis.periodicity.analyse` reads for jobs.
 
-    Each VM is a "job" of class ``"vm"`` with one task; its ``cpu_sum`` per window is its CPU in cores (avg % / 100 ×
-    its cores from ``tasks`` (:func:`vm_tasks`), 1 core where unknown or without ``tasks``): Table 4's ratios are
-    relative to the mean, so the size cancels there, and §8.2's packing needs it. ``job_id`` is the VM's rank in
-    ``vms`` (sorted by vmid); returns ``(dominant, windows)``.
+    Each VM is a "job" of class ``"vm"`` with one task; its ``cpu_sum`` per window is its CPU in cores (avg × the
+    host's cores): Table 4's ratios are relative to the mean, so the size cancels there, and §8.2's packing needs it.
+    ``job_id`` is the VM's rank in ``vms`` (sorted by key); returns ``(dominant, windows)``.
     """
-    size = (tasks.select("vmid", "cores") if tasks is not None else pl.DataFrame(schema={"vmid": pl.String, "cores": pl.Float64}))
-    series = series.join(size, on="vmid", how="left").with_columns(
-        (pl.col("avg_cpu") / 100 * pl.col("cores").fill_null(1.0)).alias("avg_cpu"))
-    ids = vms.select("vmid", pl.int_range(pl.len(), dtype=pl.Int64).alias("job_id"))
-    dominant = vms.join(ids, on="vmid").select(
-        "job_id", pl.lit("vm").alias("class"), pl.col("readings").cast(pl.Int64).alias("n_windows"),
+    from colocate.sources.contract import window_of
+
+    ids = vms.select("job_id", "task_index", pl.int_range(pl.len(), dtype=pl.Int64).alias("vm"))
+    dominant = vms.join(ids, on=["job_id", "task_index"]).select(
+        pl.col("vm").alias("job_id"), pl.lit("vm").alias("class"), pl.col("readings").cast(pl.Int64).alias("n_windows"),
         pl.col("first_slot").cast(pl.Int64).alias("first_window"), pl.col("last_slot").cast(pl.Int64).alias("last_window"),
         pl.lit(1.0).alias("tasks_mean"))
-    windows = series.join(ids, on="vmid").select("job_id", pl.col("slot").cast(pl.Int64).alias("window"),
-                                                 pl.col("avg_cpu").alias("cpu_sum"))
+    windows = series.join(ids, on=["job_id", "task_index"]).select(
+        pl.col("vm").alias("job_id"), window_of().cast(pl.Int64),
+        (pl.col("avg").cast(pl.Float64) * host_cores).alias("cpu_sum"))
     return dominant.sort("job_id"), windows.sort("job_id", "window")
 
 
-def series_of(parts: Sequence[pl.LazyFrame], vmids: pl.Series) -> pl.DataFrame:
-    """The reduced series (:func:`reduce_vms`) of ``vmids`` from one LazyFrame per bucket, collected a bucket at a
-    time."""
-    keys = pl.DataFrame({"vmid": vmids.cast(pl.String)}).lazy()
-    frames = [p.join(keys, on="vmid", how="semi").collect() for p in parts]
-    return pl.concat(frames) if frames else pl.DataFrame(schema={c: READINGS_SCHEMA.get(c, pl.Int32) for c in RECORD_COLUMNS})
+def series_of(parts: Sequence[pl.LazyFrame], keys: pl.DataFrame) -> pl.DataFrame:
+    """The contract's series of the entities ``keys`` (job_id, task_index) from one LazyFrame per bucket, collected a
+    bucket at a time."""
+    frames = [p.join(keys.lazy().select("job_id", "task_index"), on=["job_id", "task_index"], how="semi").collect()
+              for p in parts]
+    return pl.concat(frames) if frames else pl.DataFrame(schema={"job_id": pl.Int64, "task_index": pl.Int64,
+                                                                 "start_time": pl.Int64, "avg": pl.Float32})
 
 
 # ----------------------------------------------------------------------------- VMs seen as the Google trace's tasks
@@ -354,40 +293,61 @@ def vm_tasks(vmtable: pl.DataFrame) -> pl.DataFrame:
             .select("vmid", "job_id", "task_index", "cores").sort("vmid"))
 
 
-def task_series(series: pl.LazyFrame, tasks: pl.DataFrame) -> pl.LazyFrame:
-    """A bucket's VM series in the shape of the Google trace's task series (``job_id``, ``task_index``,
-    ``start_time`` of the slot's window, ``avg``, ``inst``), so that the aggregates of Unuvar §IV and the
-    realizations of Janus §3.1 are built by the same functions. ``avg`` is the VM's CPU in cores: avg CPU % / 100 ×
-    its cores, so that a set's total weighs VMs by size (1 core where the vmtable gives none); ``inst`` is its
-    5-minute max the same way (Azure has no instantaneous sample: the max bounds it)."""
-    from colocate.trace import TRACE_START_US, WINDOW_US
-
-    return series.join(tasks.lazy(), on="vmid", how="inner").select(
-        "job_id", "task_index", (TRACE_START_US + pl.col("slot").cast(pl.Int64) * WINDOW_US).alias("start_time"),
-        (pl.col("avg_cpu") / 100 * pl.col("cores").fill_null(1.0)).alias("avg"),
-        (pl.col("max_cpu") / 100 * pl.col("cores").fill_null(1.0)).alias("inst"))
+# ----------------------------------------------------------------------------- the contract's tables
 
 
-def chosen_series(series: pl.LazyFrame, tasks: pl.DataFrame, chosen: pl.DataFrame, inst_as: str = "inst") -> pl.DataFrame:
-    """One bucket's :func:`task_series` of the ``chosen`` VMs only (their ``job_id``, ``task_index``), for drawing
-    their realizations a bucket at a time; ``inst`` renamed ``inst_as`` (a draw's own stream, e.g. Janus Table 1's)."""
-    keys = chosen.lazy().select("job_id", "task_index")
-    return (task_series(series, tasks).join(keys, on=["job_id", "task_index"], how="semi")
-            .rename({"inst": inst_as} if inst_as != "inst" else {}).collect())
+def entity_pieces(vmtable: pl.DataFrame, host_cores: float, host_memory_gb: float, n_buckets: int) -> pl.DataFrame:
+    """Each VM as the contract's entity, one row in the shape of the 2011 map's task pieces
+    (:func:`colocate.prep.mapreduce.map_task_events`), so that the shared reduce reads it: its key from
+    :func:`vm_tasks` (deployment, rank), ``first_time`` and ``first_schedule`` its creation and ``last_event`` its
+    deletion on the canonical clock (µs, window 0 at :data:`~colocate.sources.contract.ORIGIN_US`), its cores and
+    memory as shares of a host of ``host_cores`` cores and ``host_memory_gb`` GB (the source's normaliser), no
+    priority, never failing (the traces record no failures), and no event counts."""
+    from colocate.prep.mapreduce import _EVENT_COUNT_COLUMNS, bucket_expr
+    from colocate.sources.contract import ORIGIN_US
+
+    if host_cores <= 0 or host_memory_gb <= 0:
+        raise ValueError(f"a host needs positive cores and memory, got {host_cores} cores, {host_memory_gb} GB")
+    rows = vmtable.select("vmid", "vmcreated", "vmdeleted", memory_gb(vmtable["vmmemory"])).unique(
+        "vmid", keep="first", maintain_order=True)
+    created = ORIGIN_US + pl.col("vmcreated") * 1_000_000
+    return (vm_tasks(vmtable).join(rows, on="vmid")
+            .select("job_id", "task_index", created.alias("first_time"),
+                    pl.lit(None, pl.Int64).alias("priority"), pl.lit(None, pl.Int64).alias("scheduling_class"),
+                    (pl.col("cores").fill_null(1.0) / host_cores).cast(pl.Float32).alias("cpu_request"),
+                    (pl.col("memory") / host_memory_gb).cast(pl.Float32).alias("memory_request"),
+                    created.alias("first_schedule"),
+                    (ORIGIN_US + pl.col("vmdeleted") * 1_000_000).alias("last_event"),
+                    pl.lit(False).alias("failing"),
+                    *(pl.lit(0, pl.Int32).alias(c) for c in _EVENT_COUNT_COLUMNS.values()))
+            .with_columns(bucket_expr(n_buckets)).sort("bucket", "job_id", "task_index"))
 
 
-def long_vm_tasks(vms: pl.DataFrame, tasks: pl.DataFrame, min_readings: int) -> pl.DataFrame:
-    """The VMs with at least ``min_readings`` readings as Janus §3.1's long tasks: ``job_id``, ``task_index``,
-    ``n_records``, ``cores`` (:func:`vm_tasks`) and the moments of :func:`task_series`'s ``inst`` and ``avg`` in
-    cores (``inst_mean``, ``inst_std``, ``avg_mean``, ``avg_std``: the VM's own, scaled as its series are), sorted
-    by key."""
-    moments = ("inst_mean", "inst_std", "avg_mean", "avg_std")
-    return (vms.filter(pl.col("readings") >= min_readings)
-            .select("vmid", pl.col("readings").cast(pl.Int64).alias("n_records"), *moments)
-            .join(tasks, on="vmid")
-            .select("job_id", "task_index", "n_records", "cores",
-                    *(pl.col(m) * pl.col("cores").fill_null(1.0) for m in moments))
-            .sort("job_id", "task_index"))
+def usage_records(readings: pl.DataFrame, tasks: pl.DataFrame, host_cores: float, n_buckets: int) -> pl.DataFrame:
+    """One readings file as the contract's usage records, in the shape of the 2011 map's
+    (:data:`colocate.prep.mapreduce.USAGE_COLUMNS` and ``bucket``), grouped by bucket: each VM's key
+    (:func:`vm_tasks`), its slot's window on the canonical clock, ``cpu_rate`` its mean and ``sampled_cpu_usage``
+    (and ``maximum_cpu_rate``) its maximum over the slot, in shares of a host of ``host_cores`` cores (a reading's
+    % / 100 × the VM's cores, 1 core where the vmtable gives none, / ``host_cores``); no machine, no memory usage.
+    Azure records no instantaneous sample, so the maximum stands for inst: it bounds it. Readings of VMs the vmtable
+    does not list are dropped."""
+    from colocate.prep.mapreduce import bucket_expr
+    from colocate.sources.contract import ORIGIN_US, WINDOW_US
+
+    dup = readings.filter(pl.struct("vmid", "timestamp").is_duplicated())
+    if dup.height:  # the traces have one reading per VM and slot
+        row = dup.row(0, named=True)
+        raise ValueError(f"VM {row['vmid']} has two readings at t = {row['timestamp']} s")
+    scale = pl.col("cores").fill_null(1.0) / 100 / host_cores
+    start = ORIGIN_US + (pl.col("timestamp") // SLOT_SECONDS) * WINDOW_US
+    top = (pl.col("max_cpu") * scale).cast(pl.Float32)
+    return (readings.join(tasks.select("vmid", "job_id", "task_index", "cores"), on="vmid", how="inner",
+                          maintain_order="left")
+            .select(start.alias("start_time"), (start + WINDOW_US).alias("end_time"), "job_id", "task_index",
+                    pl.lit(None, pl.Int64).alias("machine_id"), (pl.col("avg_cpu") * scale).cast(pl.Float32).alias("cpu_rate"),
+                    pl.lit(None, pl.Float32).alias("canonical_memory_usage"), top.alias("maximum_cpu_rate"),
+                    top.alias("sampled_cpu_usage"))
+            .with_columns(bucket_expr(n_buckets)).sort("bucket", maintain_order=True))
 
 
 # ----------------------------------------------------------------------------- VM requests for Tantawi & Steinder
