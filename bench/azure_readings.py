@@ -36,7 +36,7 @@ SAMPLE = HERE.parent / "workflow" / "data" / "azure-vm-sample" / "v2" / "vm_cpu_
 CHILD = r"""
 import resource, sys, time
 from colocate import io
-from colocate.trace import azure
+from colocate.sources import azure
 t = time.perf_counter()
 df = azure.read_readings(sys.argv[1])
 read = time.perf_counter() - t

@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from colocate.trace import TraceFormatError
-from colocate.trace import azure as az
+from colocate.sources import azure as az
 
 SAMPLE = Path(__file__).resolve().parents[1] / "workflow" / "data" / "azure-vm-sample"
 V2_READINGS = SAMPLE / "v2" / "vm_cpu_readings-20vms.csv.gz"
@@ -233,24 +233,27 @@ def test_a_slot_read_twice_in_a_file_is_an_error_naming_the_vm_and_time(tmp_path
         az.usage_records(readings, az.vm_tasks(_vmtable(["a"])), 48, 1)
 
 
-def test_long_running_vms_are_read_from_the_first_to_the_last_slot():
-    vms = pl.DataFrame({"job_id": [0, 1, 2, 3, 4], "task_index": [0] * 5,
-                        "readings": [100, 90, 90, 80, 99], "first_slot": [0, 10, 0, 0, 0],
-                        "last_slot": [99, 99, 89, 99, 99]})
-    assert az.long_running(vms, 100, 1.0, None, 0)["job_id"].to_list() == [0]
-    assert az.long_running(vms, 100, 0.99, None, 0)["job_id"].to_list() == [0, 4]
-    assert az.long_running(vms, 100, 0.8, None, 0)["job_id"].to_list() == [0, 3, 4]
-    one = az.long_running(vms, 100, 0.8, 2, 3)
-    assert one.height == 2 and one.equals(az.long_running(vms, 100, 0.8, 2, 3)) and one["job_id"].is_sorted()
+def test_whole_span_entities_are_read_from_the_first_to_the_last_window():
+    from colocate.analysis import periodicity as pe
+
+    spans = pl.DataFrame({"job_id": [0, 1, 2, 3, 4], "task_index": [0] * 5,
+                          "readings": [100, 90, 90, 80, 99], "first_window": [0, 10, 0, 0, 0],
+                          "last_window": [99, 99, 89, 99, 99]})
+    assert pe.whole_span_entities(spans, 100, 1.0, None, 0)["job_id"].to_list() == [0]
+    assert pe.whole_span_entities(spans, 100, 0.99, None, 0)["job_id"].to_list() == [0, 4]
+    assert pe.whole_span_entities(spans, 100, 0.8, None, 0)["job_id"].to_list() == [0, 3, 4]
+    one = pe.whole_span_entities(spans, 100, 0.8, 2, 3)
+    assert one.height == 2 and one.equals(pe.whole_span_entities(spans, 100, 0.8, 2, 3)) and one["job_id"].is_sorted()
     with pytest.raises(ValueError, match="min_coverage"):
-        az.long_running(vms, 100, 0, None, 0)
+        pe.whole_span_entities(spans, 100, 0, None, 0)
 
 
 def test_a_daily_sinusoid_vm_gives_its_ratio_through_the_pipeline_path():
-    """Known answer through the contract's map → the shared reduce → entity_spans → long_running → Beaumont §5.2's
-    analyse: a VM with avg = 40 + 10·cos(2π t / day − 60°) has a daily ratio of 0.25 and its peak at 60°, and its
-    CPU in cores is back (× the host's cores); a VM read only half the month is not analysed."""
-    from colocate.analysis import periodicity
+    """Known answer through the contract's map → the shared reduce → entity_spans → whole_span_entities →
+    entity_groups → Beaumont §5.2's analyse: a VM with avg = 40 + 10·cos(2π t / day − 60°) has a daily ratio of
+    0.25 and its peak at 60°, its usage a share of the host (4 of 48 cores); a VM read only half the month is not
+    analysed."""
+    from colocate.analysis import periodicity as pe
 
     t = np.arange(0, 30 * 86_400, 300)
     avg = 40 + 10 * np.cos(2 * np.pi * (t + 150) / 86_400 - np.radians(60))
@@ -261,13 +264,12 @@ def test_a_daily_sinusoid_vm_gives_its_ratio_through_the_pipeline_path():
     vmtable = _vmtable(["short", "sine"], cores="4")
     tasks = az.vm_tasks(vmtable)
     series = _reduce(az.usage_records(readings, tasks, 48, 1), vmtable)["series"]
-    spans = az.entity_spans([series.lazy()])
-    chosen = az.long_running(spans, t.size, 0.99, None, 0)
+    chosen = pe.whole_span_entities(pe.entity_spans([series.lazy()]), t.size, 0.99, None, 0)
     assert chosen.join(tasks, on=["job_id", "task_index"])["vmid"].to_list() == ["sine"]
-    dominant, windows = az.as_periodicity_input(chosen, az.series_of([series.lazy()], chosen), 48)
-    assert dominant["class"].to_list() == ["vm"] and windows.height == t.size
-    np.testing.assert_allclose(windows["cpu_sum"], avg / 100 * 4, rtol=1e-6)
-    res = periodicity.analyse(dominant, windows, t.size, classes=("vm",), min_coverage=0.99)
+    dominant, windows = pe.entity_groups(chosen, series.join(chosen, on=["job_id", "task_index"], how="semi"))
+    assert dominant["class"].to_list() == [pe.ENTITY_CLASS] and windows.height == t.size
+    np.testing.assert_allclose(windows["cpu_sum"], avg / 100 * 4 / 48, rtol=1e-6)
+    res = pe.analyse(dominant, windows, t.size, classes=(pe.ENTITY_CLASS,), min_coverage=0.99)
     row = res["components"].row(0, named=True)
     assert row["daily_ratio"] == pytest.approx(0.25, abs=1e-6) and row["daily_phase_deg"] == pytest.approx(60, abs=1e-3)
     assert row["noise_ratio"] == pytest.approx(0, abs=1e-6)

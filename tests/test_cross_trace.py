@@ -14,17 +14,11 @@ def _part(section: str, rows: list[tuple[str, str, float]]) -> pl.DataFrame:
     return summary.rows(section, [(q, paper, ours, "", Compare(item="x")) for q, paper, ours in rows])
 
 
-def test_a_google_quantity_is_worded_for_vms():
-    assert cross_trace.vm_quantity("§IV-C: K-S D, 18 tasks (trace)") == "§IV-C: K-S D, 18 VMs (trace)"
-    assert cross_trace.vm_quantity("long-running production dominant jobs analysed") == "VMs read over the whole trace analysed"
-    assert cross_trace.vm_quantity("Table 4 daily ratio, median") == "Table 4 daily ratio, median"
-
-
 def test_the_table_matches_each_quantity_across_any_number_of_runs_with_known_values():
     google = _part("G", [("Table 4 daily ratio, median", "0.268", 0.19), ("§IV-C: K-S D, 18 tasks (trace)", "0.084", 0.05),
                          ("unrelated", "1", 2.0)])
     azure = summary.another_trace(_part("A", [("Table 4 daily ratio, median", "0.268", 0.0322),
-                                              ("§IV-C: K-S D, 18 VMs (trace)", "0.084", 0.132)]), "Azure")
+                                              ("§IV-C: K-S D, 18 tasks (trace)", "0.084", 0.132)]), "Azure")
     other = _part("O", [("§IV-C: K-S D, 18 tasks (trace)", "0.084", 0.2)])
     runs = [("Google model", "synthetic-default", google), ("Azure", "azure-sample", azure), ("Alibaba", "ali", other)]
     t = cross_trace.cross_trace(runs)
@@ -33,7 +27,7 @@ def test_the_table_matches_each_quantity_across_any_number_of_runs_with_known_va
     assert daily["run"].to_list() == ["synthetic-default", "azure-sample"] and daily["value"].to_list() == [0.19, 0.0322]
     assert daily["paper_google_2011"].to_list() == [0.268, 0.268]
     ks = t.filter(pl.col("quantity") == "§IV-C: K-S D, 18 tasks (trace)")
-    assert ks["run"].to_list() == ["synthetic-default", "azure-sample", "ali"]  # matched by name, or as VMs word it
+    assert ks["run"].to_list() == ["synthetic-default", "azure-sample", "ali"]  # matched by name
     assert ks["over_paper"].to_list() == pytest.approx([0.05 / 0.084, 0.132 / 0.084, 0.2 / 0.084])
     page = cross_trace.markdown(t, [(trace, run) for trace, run, _ in runs], "a note")
     assert "| quantity | paper (Google 2011) | synthetic-default (Google model) | azure-sample (Azure) | ali (Alibaba) |" in page
@@ -41,7 +35,7 @@ def test_the_table_matches_each_quantity_across_any_number_of_runs_with_known_va
     # a run that does not exist, or measured nothing, adds no row
     alone = cross_trace.cross_trace([("Google", "none", None), ("Azure", "azure-sample", azure)])
     assert set(alone["run"]) == {"azure-sample"}
-    share = summary.another_trace(_part("A", [("Fig 2: share of VMs with inst std > avg std", None, 1.0)]), "Azure")
+    share = summary.another_trace(_part("A", [("Fig 2: share of tasks with inst std > avg std", None, 1.0)]), "Azure")
     share = share.with_columns(pl.lit("%").alias("unit"), pl.lit(100.0).alias("ours_value"))
     row = cross_trace.cross_trace([("Azure", "a", share)]).row(0, named=True)
     assert row["quantity"] == "Fig 2: share of tasks with inst std > avg std" and row["unit"] == "%" and row["over_paper"] is None

@@ -28,11 +28,11 @@ def sample_run(tmp_path_factory) -> Path:
 
 
 def test_the_azure_sample_runs_offline_end_to_end(sample_run):
-    table4 = pl.read_csv(sample_run / "tables/azure_table4_fourier.csv")
+    table4 = pl.read_csv(sample_run / "tables/beaumont_table4_fourier.csv")
     assert table4.filter(pl.col("statistic") == "jobs")["daily"].item() == 20  # every VM is read all month
     # the shared reduce keeps every VM as a long entity, and its statistics are its readings': the vmtable's avgcpu is
     # the mean of its avg readings, here a share of a host of 48 cores (× 48 / its cores × 100 gives it back)
-    from colocate.trace import azure
+    from colocate.sources import azure
 
     vmtable = pl.read_parquet(sample_run / "azure/vmtable.parquet")
     stats = pl.read_parquet(sample_run / "tasks/task_stats.parquet").join(azure.vm_tasks(vmtable), on=["job_id", "task_index"])
@@ -42,11 +42,11 @@ def test_the_azure_sample_runs_offline_end_to_end(sample_run):
     # the summary shows Azure beside the paper's Google numbers, without judging them
     summary = pl.read_csv(sample_run / "summary.csv")
     assert summary.height > 30 and summary["within"].is_null().all()
-    azure_rows = summary.filter(pl.col("section").str.starts_with("Periodicity of Azure VMs"))
+    azure_rows = summary.filter(pl.col("section").str.starts_with("Periodicity and periodic packing"))
     daily = azure_rows.filter(pl.col("quantity") == "Table 4 daily ratio, median")
     assert daily["paper_value"].item() == pytest.approx(0.268)
     assert daily["ours_value"].item() == pytest.approx(table4.filter(pl.col("statistic") == "50%")["daily"].item(), rel=1e-3)
-    assert (sample_run / "figures/azure_fourier_spectra.png").stat().st_size > 10_000
+    assert (sample_run / "figures/beaumont_fourier_spectra.png").stat().st_size > 10_000
     # what does not apply is said, by the mechanism that says what lacks data, naming the capability lacked
     page = (sample_run / "summary.md").read_text().split("## Analyses this trace cannot support")[1]
     for analysis in ("Machine failures (Beaumont et al. §6)", "Dominant jobs by priority class (Beaumont et al. §3-5.1)",
@@ -58,7 +58,7 @@ def test_the_azure_sample_runs_offline_end_to_end(sample_run):
     capabilities = json.loads((sample_run / "trace/capabilities.json").read_text())
     assert capabilities["has"] == ["arrivals", "entities", "usage_series"] and capabilities["usage"] == "max"
     # the 20 VMs were all created before the trace began: no arrival process to replay, and the run says so
-    placement = insufficient.read_status(sample_run / "tables/azure_placement.csv")
+    placement = insufficient.read_status(sample_run / "tables/placement_trace.csv")
     assert placement is not None and "all submitted at the same instant" in placement.reason
     # the Google-only maps do not run, and the paper's own Table I workload is not rerun here
     assert not (sample_run / "map/task_usage").exists() and not (sample_run / "tables/placement_table2.csv").exists()
@@ -118,13 +118,13 @@ def test_janus_section_3_6_sums_the_vms_and_skips_sizes_with_too_few_distinct_se
     assert cross.filter(pl.col("quantity") == "Table 1: A-D rejection rate, N = 10")["value"].item() == table1["ad_rejection"].item()
 
 
-def test_the_vms_are_packed_by_their_daily_phasors_in_cores(sample_run):
-    table = pl.read_csv(sample_run / "tables/azure_periodic_packing.csv")
+def test_the_vms_are_packed_by_their_daily_phasors_as_shares_of_a_host(sample_run):
+    table = pl.read_csv(sample_run / "tables/beaumont_periodic_packing.csv")
     assert table.height == 9 and set(table["policy"]) == {"peak", "phasor", "mean"} and (table["tasks"] == 20).all()
-    # the 20 VMs use 0.1-1.2 cores each on average: one host of 16 cores holds them all, never overloaded
+    # the 20 VMs use 0.1-1.2 cores each on average: a quarter of a 48-core host holds them all, never overloaded
     assert (table["machines"] == 1).all() and (table["overload_share"] == 0).all()
-    comps = pl.read_parquet(sample_run / "azure/periodicity/components.parquet")
-    assert 2 < comps["mean"].sum() < 16  # cores (a share of the host × its cores), not percent
+    comps = pl.read_parquet(sample_run / "periodicity/components.parquet")
+    assert 2 < 48 * comps["mean"].sum() < 12  # cores: shares of the 48-core host, not percent
 
 
 def test_the_cross_trace_table_fills_its_google_column_once_that_run_exists(sample_run):
@@ -183,9 +183,9 @@ def test_the_azure_source_downloads_pins_and_refuses_a_changed_file(azure_server
     work.mkdir()
     write_config(work, trace={"source": "azure", "retries": 2, "backoff": 0.01,
                               "azure": {"version": "v2", "url": url, "files": [1, 2]}})
-    snakemake(work, "results/azure-v2-tiny/tables/azure_table4_fourier.csv", "results/azure-v2-tiny/azure/vmtable.parquet")
-    table4 = work / "results/azure-v2-tiny/tables/azure_table4_fourier.csv"
-    assert table4.read_bytes() == (sample_run / "tables/azure_table4_fourier.csv").read_bytes()
+    snakemake(work, "results/azure-v2-tiny/tables/beaumont_table4_fourier.csv", "results/azure-v2-tiny/azure/vmtable.parquet")
+    table4 = work / "results/azure-v2-tiny/tables/beaumont_table4_fourier.csv"
+    assert table4.read_bytes() == (sample_run / "tables/beaumont_table4_fourier.csv").read_bytes()
     assert sorted(p.name for p in (work / "results/azure-v2-tiny/map/vm_cpu_readings").glob("*.parquet")) == [
         "vm_cpu_readings-file-1-of-195.parquet", "vm_cpu_readings-file-2-of-195.parquet"]
     lock = pl.read_csv(work / "resources/trace/azure-v2.lock.tsv", separator="\t")
@@ -223,7 +223,7 @@ def test_invalid_azure_config_is_rejected_naming_the_key(tmp_path, sections, key
 
 @pytest.mark.parametrize(("instance", "key"), [
     ({"trace": {"source": "azure", "azure": {"version": "v3"}}}, "trace.azure.version"),
-    ({"azure": {"periodicity": {"min_coverage": 0}}}, "azure.periodicity.min_coverage"),
+    ({"periodicity": {"entities": {"max_entities": 0}}}, "periodicity.entities.max_entities"),
     ({"azure": {"placement": {"host_cores": -4}}}, "azure.placement.host_cores"),
 ])
 def test_the_schema_refuses_bad_azure_values_at_their_key(instance, key):
@@ -252,7 +252,7 @@ def test_many_made_up_vms_run_every_analysis_and_give_back_their_daily_share(tmp
     run = work / "results/local-trace_data"
     snakemake(work, *(f"results/local-trace_data/{f}" for f in ("tables/cross_trace.csv", "tables/packing.parquet",
                                                                "figures/packing_fig8_m_vs_q.png")))
-    comps = pl.read_parquet(run / "azure/periodicity/components.parquet")
+    comps = pl.read_parquet(run / "periodicity/components.parquet")
     assert comps.height == 100
     share = comps["daily_significant"].mean()
     assert abs(share - 0.70) < 3 * (0.70 * 0.30 / 100) ** 0.5
@@ -264,7 +264,7 @@ def test_many_made_up_vms_run_every_analysis_and_give_back_their_daily_share(tmp
     admission = pl.read_csv(run / "tables/admission.csv")
     assert admission["eps"].to_list() == [0.005, 0.01, 0.02] and (admission["source"] == "trace").all()
     assert admission.select(pl.col("p_over_with") <= pl.col("p_over_without") + 1e-12).to_series().all()
-    placement = pl.read_csv(run / "tables/azure_placement.csv")
+    placement = pl.read_csv(run / "tables/placement_trace.csv")
     assert set(placement["policy"]) >= {"PACK", "SPREAD"} and (placement["requests"] > 0).all()
     cross = pl.read_csv(run / "tables/cross_trace.csv")
     assert {"GPA ρ=0.01: mean q", "ε=0.01: rejected share", "% reject PACK", "Table 1: A-D rejection rate, N = 50"} <= set(cross["quantity"])

@@ -29,7 +29,7 @@ import polars as pl
 import pyarrow.parquet as pq
 
 STATUS = "insufficient data"
-#: The status of an analysis whose subject the trace does not have (machine failures on the Azure VM trace).
+#: The status of an analysis whose subject the trace does not record (machine failures on a trace without machines).
 NOT_APPLICABLE = "not applicable to this trace"
 COLUMNS = ("status", "analysis", "origin", "reason", "needs")
 _META_KEY = b"colocate.status"

@@ -175,3 +175,43 @@ rule map_task_usage:
         "../../environment.yml"
     script:
         "../scripts/mapreduce_map_task_usage.py"
+
+
+# The trace-driven placement's requests (task_events' submissions and requests) and machines (machine_events).
+rule placement_trace_requests:
+    input:
+        unpack(lambda wc: verified()),
+        events=lambda wc: [trace_file("task_events", s) for s in shard_stems("task_events")[: PLACEMENT_CFG["trace"]["event_shards"]]],
+        machines=lambda wc: trace_file("machine_events", shard_stems("machine_events")[0]),
+        stats=f"{RESULTS}/tasks/task_stats.parquet",
+    output:
+        requests=f"{RESULTS}/placement/trace/requests.parquet",
+        nodes=f"{RESULTS}/placement/trace/nodes.parquet",
+        facts=report(
+            f"{RESULTS}/tables/placement_trace_workload.csv",
+            caption="../report/placement_trace_table.rst",
+            category=PLACEMENT_CATEGORY,
+            subcategory="Tables",
+        ),
+    params:
+        seed=PLACEMENT_CFG["trace"]["seed"],
+        machines=PLACEMENT_CFG["trace"]["machines"],
+        requests=PLACEMENT_CFG["trace"]["requests"],
+        offered_cpu_load=PLACEMENT_CFG["trace"]["offered_cpu_load"],
+        lifetime=PLACEMENT_CFG["trace"]["lifetime"],
+        event_shards=PLACEMENT_CFG["trace"]["event_shards"],
+        code=code_digest("insufficient", "scheduling.placement", "scheduling.placement_workload", "trace", "io"),
+    log:
+        f"{RESULTS}/logs/placement_trace_requests.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/placement_trace_requests.tsv"
+    threads: 1
+    resources:
+        # task_events: ~100 bytes per event in memory for ~15 events per compressed kB; of the task table only
+        # (job, task, records): ~20 bytes per task, ~36,000 tasks per MB on disk (the 2-shard slice: 375 MB peak)
+        mem_mb=lambda wc, input: int(300 + 12 * size_mb(input.events) + 0.7 * size_mb(input.stats)),
+        runtime=20,
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/placement_trace_requests.py"

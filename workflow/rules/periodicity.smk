@@ -3,13 +3,15 @@
 # colocate.scheduling.periodic_packing; the figures in colocate.figures.periodicity. Reads the dominant jobs
 # of workflow/rules/jobs.smk (map outputs only).
 
+from colocate.analysis import periodicity as _periodicity
+
 PE = config["periodicity"]
 PE_PACK = PE["packing"]
 PE_CATEGORY = "Periodicity (Beaumont et al. §5.2, §8.2)"
 
 TARGETS.append(
     (
-        ("entities", "usage_series", "priorities"),
+        ("entities", "usage_series"),
         [
             f"{RESULTS}/tables/beaumont_table4_fourier.csv",
             f"{RESULTS}/tables/beaumont_weekly_shape.csv",
@@ -20,14 +22,51 @@ TARGETS.append(
         ],
     )
 )
-SUMMARY_PARTS.append((("entities", "usage_series", "priorities"), f"{RESULTS}/summary/beaumont_periodicity.csv"))
+SUMMARY_PARTS.append((("entities", "usage_series"), f"{RESULTS}/summary/beaumont_periodicity.csv"))
 NEEDS["periodicity"] = ("Periodicity and periodic packing (Beaumont et al. §5.2, §8.2)", ("entities", "usage_series"))
+
+
+# The groups analysed: on a trace with priorities, the long-running dominant jobs of periodicity.classes
+# (jobs.smk); on one without (VMs), each entity read over the whole span is its own group (periodicity.entities).
+if CAPABILITIES.supports(["priorities"]):
+    PE_GROUPS = {"dominant": f"{RESULTS}/jobs/dominant_jobs.parquet", "windows": f"{RESULTS}/jobs/dominant_windows.parquet"}
+    PE_CLASSES = PE["classes"]
+else:
+    PE_GROUPS = {"dominant": f"{RESULTS}/periodicity/entities.parquet", "windows": f"{RESULTS}/periodicity/entity_windows.parquet"}
+    PE_CLASSES = [_periodicity.ENTITY_CLASS]
+
+    rule periodicity_entities:
+        input:
+            series=CH_SERIES,
+        output:
+            dominant=PE_GROUPS["dominant"],
+            windows=PE_GROUPS["windows"],
+        params:
+            n_windows=N_WINDOWS,
+            min_coverage=PE["min_coverage"],
+            max_entities=PE["entities"]["max_entities"],
+            seed=PE["entities"]["seed"],
+            code=code_digest("insufficient", "analysis.periodicity", "io"),
+        log:
+            f"{RESULTS}/logs/periodicity/entities.log",
+        benchmark:
+            f"{RESULTS}/benchmarks/periodicity/entities.tsv"
+        threads: 1
+        resources:
+            # one bucket's series at a time, then the chosen entities' series (a float per window, a few copies)
+            mem_mb=lambda wc, input: int(290 + 4 * PE["entities"]["max_entities"] * RENDERED_WINDOWS * 8 / 2**20
+                                         + 3 * size_mb(input.series) / max(len(BUCKETS), 1)),
+            runtime=30,
+        conda:
+            "../../environment.yml"
+        script:
+            "../scripts/periodicity_entities.py"
 
 
 rule periodicity_components:
     input:
-        dominant=f"{RESULTS}/jobs/dominant_jobs.parquet",
-        windows=f"{RESULTS}/jobs/dominant_windows.parquet",
+        dominant=PE_GROUPS["dominant"],
+        windows=PE_GROUPS["windows"],
     output:
         components=f"{RESULTS}/periodicity/components.parquet",
         spectra=f"{RESULTS}/periodicity/spectra.parquet",
@@ -48,7 +87,7 @@ rule periodicity_components:
         ),
     params:
         n_windows=N_WINDOWS,
-        classes=PE["classes"],
+        classes=PE_CLASSES,
         min_coverage=PE["min_coverage"],
         significance_ratio=PE["significance_ratio"],
         strong_ratio=PE["strong_ratio"],
@@ -104,7 +143,7 @@ rule periodicity_figure:
 rule periodicity_packing:
     input:
         components=f"{RESULTS}/periodicity/components.parquet",
-        windows=f"{RESULTS}/jobs/dominant_windows.parquet",
+        windows=PE_GROUPS["windows"],
     output:
         table=report(
             f"{RESULTS}/tables/beaumont_periodic_packing.csv",
@@ -174,6 +213,8 @@ rule periodicity_summary:
         strong_ratio=PE["strong_ratio"],
         phase_min_ratio=PE["phase_min_ratio"],
         phase_limits_deg=PE["phase_limits_deg"],
+        # what was analysed, where it is not the paper's jobs (null: the paper's wording)
+        groups=None if CAPABILITIES.supports(["priorities"]) else f"{CAPABILITIES.entity}s read over the whole trace",
         code=code_digest("insufficient", "analysis.periodicity", "scheduling.periodic_packing", "report.summary"),
     log:
         f"{RESULTS}/logs/periodicity/summary.log",

@@ -2,7 +2,7 @@
 import polars as pl
 
 from colocate import io, rulescript
-from colocate.trace import azure
+from colocate.sources import azure
 
 
 def main(inputs, outputs, params, log):

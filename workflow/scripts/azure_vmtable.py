@@ -3,7 +3,7 @@ entities, in the shape of the 2011 map's task pieces, bucketed for the shared re
 import polars as pl
 
 from colocate import io, rulescript
-from colocate.trace import azure
+from colocate.sources import azure
 
 
 def main(inputs, outputs, params, log):

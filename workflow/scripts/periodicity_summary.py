@@ -14,7 +14,7 @@ def main(inputs, outputs, params, log):
     rows = pe.summary_rows(
         pl.read_parquet(i.components), pl.read_csv(i.weekly, schema_overrides={"low_days": pl.String}), pl.read_csv(i.phases),
         n_windows=p.n_windows, significance_ratio=p.significance_ratio, strong_ratio=p.strong_ratio,
-        phase_min_ratio=p.phase_min_ratio, phase_limits_deg=p.phase_limits_deg,
+        phase_min_ratio=p.phase_min_ratio, phase_limits_deg=p.phase_limits_deg, **({"groups": p.groups} if p.groups else {}),
     )
     rows += pp.summary_rows(pl.read_csv(i.packing))
     summary.rows("Periodicity and periodic packing (Beaumont et al. §5.2, §8.2)", rows).write_csv(outputs[0])

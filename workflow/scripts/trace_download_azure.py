@@ -2,7 +2,8 @@
 from pathlib import Path
 
 from colocate import rulescript
-from colocate.trace import azure, lock
+from colocate.sources import azure
+from colocate.trace import lock
 from colocate.trace.download import progress_logger
 
 READERS = {"vm_cpu_readings": azure.read_readings, "vmtable": azure.read_vmtable}

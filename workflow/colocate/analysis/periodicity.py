@@ -117,6 +117,61 @@ def check_columns(names: Sequence[str], columns: Sequence[str], source: str) -> 
 # ----------------------------------------------------------------------------- selection and series
 
 
+def entity_spans(parts: Sequence[pl.LazyFrame]) -> pl.DataFrame:
+    """Each entity of the contract's series (one LazyFrame per bucket, collected a bucket at a time): ``readings``
+    (its windows with a record), ``first_window`` and ``last_window``, sorted by key."""
+    from colocate.sources.contract import window_of
+
+    frames = [p.group_by("job_id", "task_index").agg(window_of().n_unique().alias("readings"),
+                                                    window_of().min().alias("first_window"),
+                                                    window_of().max().alias("last_window")).collect() for p in parts]
+    schema = {"job_id": pl.Int64, "task_index": pl.Int64, "readings": pl.UInt32, "first_window": pl.Int64,
+              "last_window": pl.Int64}
+    return (pl.concat(frames) if frames else pl.DataFrame(schema=schema)).sort("job_id", "task_index")
+
+
+def whole_span_entities(spans: pl.DataFrame, n_windows: int, min_coverage: float, limit: int | None,
+                        seed: int) -> pl.DataFrame:
+    """Entities read over the whole span, for a trace whose entities have no priority class to choose long-running
+    jobs by (Beaumont §5.2's "run during the whole trace", for VMs): a record in the first and the last of
+    ``n_windows`` windows and in at least ``min_coverage`` of them (``spans`` as :func:`entity_spans` gives). At most
+    ``limit`` of them (None: all), drawn at random with ``seed`` (a month of 5-minute windows is 69 kB an entity),
+    sorted by key."""
+    if not 0 < min_coverage <= 1:
+        raise ValueError(f"min_coverage must be in (0, 1], got {min_coverage}")
+    need = math.ceil(min_coverage * n_windows - 1e-9)
+    whole = spans.filter((pl.col("first_window") == 0) & (pl.col("last_window") == n_windows - 1)
+                         & (pl.col("readings") >= need)).sort("job_id", "task_index")
+    if limit is not None and whole.height > limit:
+        keep = np.sort(np.random.default_rng(seed).choice(whole.height, size=limit, replace=False))
+        whole = whole[keep]
+    return whole
+
+
+#: The class of an entity that is its own group (a trace without priorities).
+ENTITY_CLASS = "all"
+
+
+def entity_groups(chosen: pl.DataFrame, series: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The ``chosen`` entities (:func:`whole_span_entities`), each its own group of class :data:`ENTITY_CLASS` with one
+    task, in the shapes :func:`analyse` reads for dominant jobs (:data:`DOMINANT_COLUMNS`, :data:`WINDOW_COLUMNS`):
+    ``job_id`` the entity's rank (by key), its ``cpu_sum`` per window its ``avg`` usage in the contract's units
+    (Table 4's ratios are relative to the mean, so the unit cancels there; §8.2's packing reads it). Returns
+    ``(dominant, windows)``."""
+    from colocate.sources.contract import window_of
+
+    key = ["job_id", "task_index"]
+    ids = chosen.select(*key, pl.int_range(pl.len(), dtype=pl.Int64).alias("group"))
+    dominant = chosen.join(ids, on=key).select(
+        pl.col("group").alias("job_id"), pl.lit(ENTITY_CLASS).alias("class"), pl.col("readings").cast(pl.Int64).alias("n_windows"),
+        pl.col("first_window").cast(pl.Int64), pl.col("last_window").cast(pl.Int64), pl.lit(1.0).alias("tasks_mean"))
+    windows = series.join(ids, on=key).select(pl.col("group").alias("job_id"), window_of().cast(pl.Int64),
+                                              pl.col("avg").cast(pl.Float64).alias("cpu_sum"))
+    return dominant.sort("job_id"), windows.sort("job_id", "window")
+
+
+
+
 def select_jobs(
     dominant: pl.DataFrame, n_windows: int, classes: Sequence[str] = ("production",), min_coverage: float = 1.0
 ) -> pl.DataFrame:
@@ -528,15 +583,17 @@ def summary_rows(
     strong_ratio: float,
     phase_min_ratio: float,
     phase_limits_deg: Sequence[float] = (60.0, 120.0),
+    groups: str = "long-running production dominant jobs",
 ) -> list[tuple]:
     """Headline numbers of Beaumont §5.2 beside the paper's: (quantity, paper, ours, note, compare) tuples.
+    ``groups`` names what was analysed (on a trace without priorities: entities read over the whole trace).
 
     Table 4's statistics and the shares are over a few jobs (15 at the ``default`` scale): each is compared within
     2 standard errors at its own number of jobs (:func:`_stat_tolerance`, :func:`_share_tolerance`).
     """
     days = n_windows / WINDOWS_PER_DAY
     rows: list[tuple] = [
-        ("long-running production dominant jobs analysed", None, comps.height,
+        (f"{groups} analysed", None, comps.height,
          f"alive in the first and last of {n_windows} windows ({days:g} days)", Compare(item="§5.2", scale_dependent=True)),
     ]
     t4 = table4(comps)

@@ -1,14 +1,12 @@
 """The cross-trace comparison (issue 16): the same quantities on Google 2011 (the paper), on a Google run of this
-pipeline (synthetic, sample or real) and on runs of other traces (the Azure VM traces), side by side.
+pipeline (synthetic, sample or real) and on runs of other traces (VM traces), side by side.
 
-Every trace's analyses write their summary rows with the same functions (most by the same rules, through the
-source contract), so a quantity is matched across traces by its name (a part about VMs may word it for VMs:
-:func:`vm_quantity`). Each row names the trace and run it came from.
+Every trace's analyses write their summary rows by the same rules, through the source contract, so a quantity is
+matched across traces by its name. Each row names the trace and run it came from.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 import polars as pl
@@ -54,17 +52,11 @@ COLUMNS = {"quantity": pl.String, "unit": pl.String, "paper_google_2011": pl.Flo
            "run": pl.String, "value": pl.Float64, "over_paper": pl.Float64}
 
 
-def vm_quantity(quantity: str) -> str:
-    """A Google summary quantity as a part about VMs words it: VMs for long-running jobs and for tasks."""
-    quantity = quantity.replace("long-running production dominant jobs", "VMs read over the whole trace")
-    return re.sub(r"\btasks\b", "VMs", quantity)
-
-
 def cross_trace(runs: Sequence[tuple[str, str, pl.DataFrame | None]]) -> pl.DataFrame:
     """The quantities of :data:`QUANTITIES` across any number of runs, each ``(trace, run, summary table)``
     (:data:`colocate.report.summary.COLUMNS`; None for a run that does not exist): one row per quantity and run
     that measured it, for every quantity some run measured, with the paper's value (Google 2011) and the run's over
-    it. A run's row is found by the quantity's name, or as a part about VMs words it (:func:`vm_quantity`)."""
+    it. A run's row is found by the quantity's name (every trace's rows come from the same rules)."""
     found = []
     for trace, run, table in runs:
         by_quantity = {} if table is None else dict(zip(table["quantity"], table.iter_rows(named=True)))
@@ -72,7 +64,7 @@ def cross_trace(runs: Sequence[tuple[str, str, pl.DataFrame | None]]) -> pl.Data
     rows = []
     for q in QUANTITIES:
         measured = [(trace, run, r) for trace, run, by in found
-                    if (r := by.get(q) or by.get(vm_quantity(q))) is not None and r["ours_value"] is not None]
+                    if (r := by.get(q)) is not None and r["ours_value"] is not None]
         if not measured:
             continue
         paper = next((r["paper_value"] for *_, r in measured if r["paper_value"] is not None), None)

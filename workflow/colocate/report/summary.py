@@ -110,7 +110,7 @@ def too_little_data(frame: pl.DataFrame, reason: str, rows: pl.Expr | None = Non
 def another_trace(frame: pl.DataFrame, trace: str) -> pl.DataFrame:
     """Rows measured on another trace than the paper's: shown beside the paper's value, not judged.
 
-    The papers measured Google's 2011 cluster; a number from ``trace`` (e.g. "Azure V2 VMs") answers whether the
+    The papers measured Google's 2011 cluster; a number from ``trace`` (e.g. a VM trace) answers whether the
     finding holds elsewhere, so no tolerance applies: ``within`` and the tolerance are cleared, and the note says
     which trace the row came from (issue 16's cross-trace comparison).
     """

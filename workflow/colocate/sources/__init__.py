@@ -6,9 +6,8 @@ which rules file (its ``family``: ``workflow/rules/<family>.smk``) maps its file
 workflow builds the run's source once, from ``trace.source``, by :func:`resolve`; every rule asks it rather than
 branching on the source's name.
 
-Built-in sources: ``synthetic``, ``sample``, ``google`` and ``local`` (:mod:`colocate.sources.google2011`), and
-``azure``, ``azure-sample`` and ``local`` in the Azure dataset's layout (:mod:`colocate.sources.azure`). A
-``module:Class`` in ``trace.source`` names a plug-in source, checked against :class:`Source`.
+The built-in sources are the modules of this package (each registers its classes on import; :func:`builtins`);
+a ``module:Class`` in ``trace.source`` names a plug-in source, checked against :class:`Source`.
 
 This package is plumbing, not science: it lists directories and names files; it reads no trace.
 """
@@ -24,7 +23,7 @@ from typing import Any, Protocol, runtime_checkable
 from colocate.registry import ConfigError, Registry, is_plugin, protocol_problems
 from colocate.sources.contract import Capabilities, TableCoverage
 
-__all__ = ["Source", "SourceBase", "SOURCES", "LOCAL_LAYOUTS", "register_local", "resolve", "families", "Setting"]
+__all__ = ["Source", "SourceBase", "SOURCES", "LOCAL_LAYOUTS", "register_local", "resolve", "families", "builtins", "Setting"]
 
 
 @runtime_checkable
@@ -65,6 +64,8 @@ class SourceBase:
     verify = False
     #: Whether it is a model of a trace rather than a trace (the synthetic model's causes explain its rows).
     is_model = False
+    #: What the trace-driven placement needs of the source: its requests, and the machines its rules file maps.
+    placement_needs: tuple[str, ...] = ("arrivals",)
     #: The source's defaults for other config sections, over the scale's preset and under the user's config: where
     #: an analysis's own default does not suit the trace (each says why).
     config_defaults: Mapping[str, Any] = {}
@@ -184,10 +185,21 @@ def register_local(cls: type[SourceBase]) -> type[SourceBase]:
     return cls
 
 
+def builtins() -> list[str]:
+    """Import every module of this package but the contract (each registers its sources): their names."""
+    import importlib
+    import pkgutil
+
+    names = [m.name for m in pkgutil.iter_modules(__path__) if m.name != "contract"]
+    for name in names:
+        importlib.import_module(f"{__name__}.{name}")
+    return names
+
+
 def config_defaults(trace: Mapping[str, Any]) -> Mapping[str, Any]:
     """The config defaults of the source ``trace`` (the config's trace section) names; none for ``local`` (its layout
     is known only once its directory is read) and for an unknown name (refused later, naming the key)."""
-    from colocate.sources import azure, google2011  # noqa: F401
+    builtins()
 
     name = trace.get("source", "synthetic")
     if name == "local" and trace.get("path") and Path(trace["path"]).is_dir():
@@ -197,7 +209,7 @@ def config_defaults(trace: Mapping[str, Any]) -> Mapping[str, Any]:
 
 def families() -> list[str]:
     """The built-in sources' families, each with its rules file (workflow/rules/<family>.smk)."""
-    from colocate.sources import azure, google2011  # noqa: F401
+    builtins()
 
     return sorted({cls.family for cls in (*SOURCES.classes(), *LOCAL_LAYOUTS)})
 
@@ -206,7 +218,7 @@ def resolve(setting: Setting) -> SourceBase:
     """The run's source for ``setting.trace['source']``: a built-in name, ``local`` (the source whose layout the
     directory ``trace.path`` has), or a ``module:Class`` plug-in. Errors name the config key."""
     # the built-in sources register themselves on import
-    from colocate.sources import azure, google2011  # noqa: F401
+    builtins()
 
     name = setting.trace.get("source", "synthetic")
     if name == "local":

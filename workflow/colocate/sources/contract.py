@@ -6,7 +6,7 @@ tables; the analyses know only what this module defines:
 - **the clock**: times in µs on the canonical clock, whose window ``k`` covers
   ``[ORIGIN_US + k · WINDOW_US, ORIGIN_US + (k + 1) · WINDOW_US)``. A source shifts its own clock once so that its
   first 5-minute window starts at :data:`ORIGIN_US` (Google 2011's trace starts at 600 s, which is where the origin
-  sits, so its times pass unchanged; Azure's readings start at 0 s and are shifted by it);
+  sits, so its times pass unchanged; a trace whose readings start at 0 s is shifted by it);
 - **event types** of an entity's or a group's life cycle (:class:`EventType`) and of a machine's
   (:class:`MachineEventType`): each source maps its trace's codes to these;
 - **classes**: the papers' priority classes (:data:`CLASSES`, after Reiss et al. and Beaumont et al. §1.1); a
@@ -33,7 +33,7 @@ __all__ = ["ORIGIN_US", "WINDOW_US", "WINDOWS_PER_DAY", "EventType", "FAILING_EV
 
 #: Start of window 0 on the canonical clock, in µs (times before it happened before the trace).
 ORIGIN_US = 600_000_000
-#: Length of a usage window (5 minutes, the 2011 trace's task_usage period and Azure's reading period) in µs.
+#: Length of a usage window (5 minutes, the 2011 trace's task_usage period and the VM traces' reading period) in µs.
 WINDOW_US = 300_000_000
 #: 5-minute windows in a day.
 WINDOWS_PER_DAY = 86_400_000_000 // WINDOW_US
@@ -48,7 +48,7 @@ class EventType(IntEnum):
     """Life-cycle events of an entity (task, VM, container) or a group (job), as the contract codes them.
 
     The codes are the 2011 trace's (schema v2.1, "Job and task life cycles"); another trace maps its own
-    (the 2019 trace's QUEUE, ENABLE, …; an Azure VM's creation and deletion) to them.
+    (the 2019 trace's QUEUE, ENABLE, …; a VM's creation and deletion) to them.
     """
 
     SUBMIT = 0

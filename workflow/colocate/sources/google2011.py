@@ -32,6 +32,8 @@ class Google2011(SourceBase):
     }
     units = "CPU and memory as shares of the largest machine (the trace's normalisation)"
     file_word = "shards"
+    #: requests drawn among the tasks with usage, onto the machines of machine_events
+    placement_needs = ("arrivals", "usage_series", "machine_events")
     #: The tables a local copy is checked against its SHA256SUM for (what the analyses read).
     verified_tables = ("task_events", "task_usage", "job_events", "machine_events")
 

@@ -1,6 +1,6 @@
 """Trust on first download: a lock file pinning the SHA-256 and size of each downloaded trace file.
 
-The Azure Public Dataset VM traces are published without checksums (no ``SHA256SUM`` manifest as the Google
+Some public traces are published without checksums (no ``SHA256SUM`` manifest as the Google
 bucket has, see :mod:`colocate.trace.download`), so the bytes of a first download cannot be checked against
 anything the publisher signed. Their integrity is checked instead by reading them: the caller's ``verify``
 decompresses the gzip stream to its end (its CRC-32 and length trailer catch truncation and corruption) and
