@@ -112,7 +112,7 @@ def test_failures_fig7_shows_the_durations_of_the_real_removals(failures_run):
 # ----------------------------------------------------------------------------- characterise_janus_clusters
 
 #: The rule's params: kmeans_k and seed from characterise.schema.yaml, kmeans_n_init from the tiny preset.
-CLUSTERS_PARAMS = {"k": 16, "n_init": 3, "seed": 2017}
+CLUSTERS_PARAMS = {"k": 16, "min_tasks": 1, "n_init": 3, "seed": 2017}
 CLUSTERS_OUTPUTS = {"clusters": "task_clusters.parquet", "shares": "shares.csv", "centroids": "centroids.csv",
                     "figure": "centroids.png"}
 
@@ -143,6 +143,16 @@ def test_janus_clusters_recovers_sixteen_distinct_histograms(tmp_path):
     top = centroids.filter(pl.col("share") > 0.5).sort("cluster")
     assert top["bin_low"].to_list() == pytest.approx([6 * c / 100 for c in range(16)])
     assert "inertia 0" in (tmp_path / "clusters.log").read_text()
+
+
+def test_janus_clusters_want_enough_tasks_a_cluster_and_say_so(tmp_path):
+    """20 tasks for 16 clusters are the tasks themselves: with at least 10 a cluster asked, too little data, said."""
+    long_tasks(tmp_path / "long.parquet", [0] * 4 + list(range(0, 96, 6)))
+    outputs = {k: tmp_path / f for k, f in CLUSTERS_OUTPUTS.items()}
+    rulescript.call(rulescript.load(SCRIPTS / "characterise_janus_clusters.py"), inputs={"long": tmp_path / "long.parquet"},
+                    outputs=outputs, params={**CLUSTERS_PARAMS, "min_tasks": 10}, log=tmp_path / "clusters.log")
+    status = insufficient.read_status(outputs["shares"])
+    assert status is not None and status.reason == "20 long tasks for k = 16 clusters" and "160 long tasks" in status.needs
 
 
 def test_janus_clusters_with_fewer_tasks_than_k_writes_status_outputs(tmp_path):

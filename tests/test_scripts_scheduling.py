@@ -206,7 +206,7 @@ def test_summary_renders_the_parts_and_lists_the_analyses_that_lacked_data(tmp_p
     inputs = {"parts": [parts / n for n in ("packing.csv", "periodicity.csv", "placement.csv")],
               "outputs": [outputs / n for n in ("spectra.png", "table.csv", "result.parquet")],
               "sections": [tmp_path / "cross.md"]}
-    rulescript.call(rulescript.load(SCRIPTS / "summary.py"), inputs=inputs, outputs={"table": csv, "page": md}, params={"run": "synthetic-tiny", "synthetic": True},
+    rulescript.call(rulescript.load(SCRIPTS / "summary.py"), inputs=inputs, outputs={"table": csv, "page": md}, params={"run": "synthetic-tiny", "synthetic": True, "another_trace": None},
                     log=tmp_path / "summary.log")
     text = md.read_text()
     assert "Run: `synthetic-tiny`" in text

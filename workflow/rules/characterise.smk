@@ -258,6 +258,7 @@ rule janus_clusters:
         ),
     params:
         k=CH_JANUS["kmeans_k"],
+        min_tasks=CH_JANUS["kmeans_min_tasks"],
         n_init=CH_JANUS["kmeans_n_init"],
         seed=CH["seed"],
         code=code_digest("insufficient", "analysis.characterise", "figures.characterise", "figures.__init__", "io"),

@@ -8,15 +8,16 @@ from colocate.analysis import characterise as ch
 from colocate.figures import characterise as figs
 
 ANALYSIS = "Janus Fig 4, k-means of usage histograms (§3.5)"
-MIN_PER_CLUSTER = 10
 
 
 def main(inputs, outputs, params, log, threads=1):
     p = params
     keys = pl.read_parquet(inputs.long, columns=["job_id", "task_index"])
     # Janus clusters ~800,000 tasks into 16: clusters of a few tasks each are the tasks, not typical distributions
-    insufficient.require(keys.height >= MIN_PER_CLUSTER * p.k, f"{keys.height} long tasks for k = {p.k} clusters",
-                         f"at least {MIN_PER_CLUSTER} tasks a cluster ({MIN_PER_CLUSTER * p.k} long tasks)")
+    # (fewer tasks than k: k-means says so itself)
+    insufficient.require(keys.height < p.k or keys.height >= p.min_tasks * p.k,
+                         f"{keys.height} long tasks for k = {p.k} clusters",
+                         f"at least {p.min_tasks} tasks a cluster ({p.min_tasks * p.k} long tasks; characterise.janus.kmeans_min_tasks)")
     hist = ch.hist_matrix(pl.read_parquet(inputs.long, columns=["inst_hist"]))  # no frame kept beside the matrix
     with threadpool_limits(threads):
         labels, centroids, inertia = ch.kmeans_histograms(hist, p.k, p.seed, p.n_init)
