@@ -17,7 +17,7 @@ USAGE_RECORDS = expand(f"{RESULTS}/map/vm_cpu_readings/{{stem}}.parquet", stem=A
 ENTITY_PIECES = [f"{RESULTS}/map/vmtable/pieces.parquet"]
 
 TARGETS.append((("entities",), [f"{RESULTS}/azure/vmtable.parquet"]))
-if SRC.name == "azure" and len(AZ_READINGS) > 8 * len(BUCKETS):
+if isinstance(SRC, _azure.Download) and len(AZ_READINGS) > 8 * len(BUCKETS):
     # a reduce job holds 1/B of every file's records (~450 B each; a V2 file holds ~10 M): warned, not refused
     logger.warning(
         f"colocate: {len(AZ_READINGS)} Azure readings files over {len(BUCKETS)} buckets is "
@@ -25,7 +25,7 @@ if SRC.name == "azure" and len(AZ_READINGS) > 8 * len(BUCKETS):
         "mapreduce.buckets to about files × 2.6 (512 for the whole of V2) to stay near 4 GB"
     )
 
-if SRC.name == "azure":
+if isinstance(SRC, _azure.Download):
     _download.check_url(SRC.url, what="config key trace.azure.url")
 
     rule download_azure:

@@ -66,7 +66,6 @@ config.update(_resolved)
 #: The run's trace source (colocate.sources): where its files are, which of them this run reads, what the trace
 #: records. Rules ask it; none branches on the source's name.
 SRC = _sources.resolve(_sources.Setting(config["trace"], config["scale"], workflow.basedir, config.get("synthetic")))
-SOURCE = SRC.name
 #: The sources' families: each has its rules file, workflow/rules/<family>.smk, included only for its own runs.
 SOURCE_FAMILIES = _sources.families()
 TRACE_ROOT = SRC.root

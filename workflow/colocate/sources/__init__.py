@@ -23,7 +23,7 @@ from typing import Any, Protocol, runtime_checkable
 from colocate.registry import ConfigError, Registry, is_plugin, protocol_problems
 from colocate.sources.contract import Capabilities, TableCoverage
 
-__all__ = ["Source", "SourceBase", "SOURCES", "LOCAL_LAYOUTS", "register_local", "resolve", "families", "builtins", "Setting"]
+__all__ = ["Source", "SourceBase", "SOURCES", "LOCAL_LAYOUTS", "register_local", "LocalCopy", "resolve", "families", "builtins", "Setting"]
 
 
 @runtime_checkable
@@ -167,6 +167,21 @@ class SourceBase:
     def recognises(cls, path: Path) -> bool:
         """Whether a local directory is laid out as this source's trace (for ``trace.source: local``)."""
         return False
+
+
+class LocalCopy:
+    """A trace already on disk, in the directory ``trace.path`` (``trace.source: local``): its run is
+    local-<directory name>. Mixed into a source ahead of its trace's class."""
+
+    name = "local"
+
+    @property
+    def root(self) -> str:
+        return self.trace["path"]
+
+    @property
+    def run(self) -> str:
+        return f"local-{Path(self.root).resolve().name}"
 
 
 #: The built-in sources by their trace.source value.

@@ -32,7 +32,7 @@ import numpy as np
 import polars as pl
 
 from colocate.registry import ConfigError
-from colocate.sources import SOURCES, SourceBase, register_local
+from colocate.sources import SOURCES, LocalCopy, SourceBase, register_local
 from colocate.sources.contract import TraceFormatError
 
 __all__ = ["READINGS_SCHEMA", "VMTABLE_SCHEMA", "SLOT_SECONDS", "read_readings", "read_vmtable", "vm_summary",
@@ -427,23 +427,13 @@ class Sample(Azure):
 
 
 @register_local
-class Local(Azure):
+class Local(LocalCopy, Azure):
     """A local directory in the dataset's layout: ``vm_cpu_readings/vm_cpu_readings-file-N-of-M.csv.gz`` and
     ``vmtable/vmtable.csv.gz``; ``trace.azure.files`` selects readings files by their index N."""
-
-    name = "local"
 
     @property
     def label(self) -> str:
         return f"the Azure trace under {self.root}"
-
-    @property
-    def root(self) -> str:
-        return self.trace["path"]
-
-    @property
-    def run(self) -> str:
-        return f"local-{Path(self.root).resolve().name}"
 
     @classmethod
     def recognises(cls, path: Path) -> bool:

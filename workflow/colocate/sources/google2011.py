@@ -12,7 +12,7 @@ from pathlib import Path
 
 from colocate import trace as _trace
 from colocate.registry import ConfigError
-from colocate.sources import SOURCES, SourceBase, register_local
+from colocate.sources import SOURCES, LocalCopy, SourceBase, register_local
 
 __all__ = ["Google2011", "Synthetic", "Sample", "Local", "Bucket"]
 
@@ -138,24 +138,15 @@ class Sample(Google2011):
 
 
 @register_local
-class Local(Google2011):
+class Local(LocalCopy, Google2011):
     """A local directory laid out like the bucket (``{table}/part-NNNNN-of-MMMMM.csv.gz``)."""
 
-    name = "local"
     verify = True
     local_default = True
 
     @property
     def label(self) -> str:
         return f"the Google 2011 trace under {Path(self.root).resolve().name}"
-
-    @property
-    def root(self) -> str:
-        return self.trace["path"]
-
-    @property
-    def run(self) -> str:
-        return f"local-{Path(self.root).resolve().name}"
 
     def check(self) -> None:
         self.check_found()
