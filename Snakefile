@@ -36,7 +36,7 @@ include: "workflow/rules/resume.smk"
 STAGES = ["mapreduce", "realizations", "colocation", "notebooks", "characterise", "packing", "admission",
           "placement", "jobs", "cpumem", "periodicity", "failures"]
 _found = sorted(p.stem for p in (Path(workflow.basedir) / "workflow/rules").glob("*.smk"))
-_skip = STAGES + ["common", "resume", "summary", *SOURCE_FAMILIES]
+_skip = STAGES + ["common", "resume", "summary", *SOURCE_FAMILIES, Path(SRC.rules).stem]
 for _stage in STAGES + [s for s in _found if s not in _skip]:
 
     include: f"workflow/rules/{_stage}.smk"

@@ -175,8 +175,39 @@ def test_a_source_that_cannot_work_is_refused_naming_the_key(section, needle):
 
 
 def test_an_empty_local_directory_is_refused_naming_what_was_looked_for(tmp_path):
-    with pytest.raises(ConfigError, match="no trace table found under"):
+    with pytest.raises(ConfigError, match="config key trace.path: no trace table found under"):
         resolve(Setting(trace_section(source="local", path=str(tmp_path)), "tiny", REPO))
+
+
+def test_a_table_the_download_leaves_out_is_said_to_be_left_out_by_its_key():
+    bucket = resolve(Setting(trace_section(source="google", tables=["task_events", "task_usage"]), "paper", REPO))
+    caps = bucket.capabilities()
+    assert "machine_events" not in caps.has
+    assert caps.lacks_why["machine_events"] == "config key trace.tables leaves out machine_events"
+    reason, _ = contract.not_applicable_reason(caps, ["machine_events"])
+    assert reason == "not applicable to Google 2011: needs machine_events (config key trace.tables leaves out machine_events)"
+
+
+def test_a_plug_in_source_is_checked_against_the_whole_protocol():
+    """A class that names itself a source but lacks what the workflow asks (root, run, rules, ...) is refused at
+    start-up, naming the config key, not later with an AttributeError."""
+    from colocate.registry import protocol_problems
+
+    class Half:
+        name, family, paper_trace, tables = "half", "half", False, ()
+
+        def stems(self, table):
+            return []
+
+        def file(self, table, stem):
+            return ""
+
+        def capabilities(self):
+            return None
+
+    problems = protocol_problems(Half, sources.Source)
+    assert any("root" in p for p in problems) and any("check" in p for p in problems)
+    assert not protocol_problems(google2011.Sample, sources.Source)
 
 
 def test_the_synthetic_trace_is_cached_per_model_and_seed(tmp_path):

@@ -155,7 +155,8 @@ def test_a_toy_source_plans_what_its_capabilities_support_and_not_the_rest(toy):
             "not_applicable", "summary"} <= planned
     # no other source's rules, and nothing that needs what the toy lacks
     assert not planned & {"map_task_usage", "map_task_events", "synthesize_trace", "azure_map_readings", "dominant_jobs",
-                          "failures_analysis", "colocation_density", "cpumem_classify", "janus_fig1_sampling", "placement_run"}
+                          "failures_analysis", "colocation_density", "cpumem_classify", "janus_fig1_sampling", "placement_run",
+                          "placement_trace_run"}  # the toy maps no placement requests (placement_needs None)
 
 
 def test_a_toy_source_runs_through_the_shared_reduce_and_says_what_does_not_apply(toy):

@@ -8,7 +8,7 @@ CPUMEM_SETTINGS = {k: CPUMEM[k] for k in ("eps", "min_samples", "scaling", "r2_m
 
 TARGETS.append(
     (
-        ("entities", "usage_series", "memory_usage"),
+        ("entities", "usage_series", "priorities", "memory_usage"),
         [
             f"{RESULTS}/tables/beaumont_cpumem_shares.csv",
             f"{RESULTS}/figures/beaumont_fig3_cpu_memory.png",
@@ -16,8 +16,9 @@ TARGETS.append(
         ],
     )
 )
-SUMMARY_PARTS.append((("entities", "usage_series", "memory_usage"), f"{RESULTS}/summary/beaumont_cpumem.csv"))
-NEEDS["cpu_memory"] = ("CPU against memory usage (Beaumont et al. §4.2)", ("usage_series", "memory_usage"))
+SUMMARY_PARTS.append((("entities", "usage_series", "priorities", "memory_usage"), f"{RESULTS}/summary/beaumont_cpumem.csv"))
+# (by dominant job and class: cpumem_classify reads jobs/dominant_jobs.parquet)
+NEEDS["cpu_memory"] = ("CPU against memory usage (Beaumont et al. §4.2)", ("usage_series", "priorities", "memory_usage"))
 
 
 rule cpumem_classify:

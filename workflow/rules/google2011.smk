@@ -1,5 +1,6 @@
 # The Google 2011 source's rules (colocate.sources.google2011): the trace synthesized (default), the shipped real sample,
-# downloaded from the public bucket, or a local copy, checked; its shards are mapped by mapreduce.smk.
+# downloaded from the public bucket, or a local copy, checked; its shards mapped to the contract's tables (below), read
+# by the shared reduce (mapreduce.smk); the trace-driven placement's requests and machines.
 
 
 # Defined only for the synthetic source: no other source's directory may be written by it.

@@ -43,9 +43,11 @@ if SRC.paper_trace:
     SUMMARY_PARTS.append(((), f"{RESULTS}/summary/placement.csv"))
 # The trace-driven run reads the requests and machines that the source's rules file maps from its trace
 # (placement/trace/requests.parquet, nodes.parquet and tables/placement_trace_workload.csv), with what it needs.
-TARGETS.append((SRC.placement_needs, [f"{RESULTS}/tables/placement_trace.csv", f"{RESULTS}/figures/placement_trace.png"]))
-SUMMARY_PARTS.append((SRC.placement_needs, f"{RESULTS}/summary/placement_trace.csv"))
-NEEDS["placement_trace"] = ("Trace-driven placement (Tantawi & Steinder on the trace's requests)", ("arrivals",))
+# A source that maps none (placement_needs None) has no trace-driven run.
+if SRC.placement_needs is not None:
+    TARGETS.append((SRC.placement_needs, [f"{RESULTS}/tables/placement_trace.csv", f"{RESULTS}/figures/placement_trace.png"]))
+    SUMMARY_PARTS.append((SRC.placement_needs, f"{RESULTS}/summary/placement_trace.csv"))
+    NEEDS["placement_trace"] = ("Trace-driven placement (Tantawi & Steinder on the trace's requests)", SRC.placement_needs)
 
 
 rule placement_run:

@@ -85,7 +85,8 @@ def markdown(table: pl.DataFrame, runs: Sequence[tuple[str, str]], note: str = "
     lines = ["## Across traces", "",
              "The same quantities on Google's 2011 cluster (the papers), on a Google run of this pipeline (the synthetic "
              "model is calibrated to the papers, so it is no independent evidence; the shipped or full real trace is) "
-             "and on the other trace of this run (a VM stands for a task). Another trace is compared, not judged.",
+             "and on the other trace of this run (its entities, such as VMs, stand for tasks). Another trace is compared, not "
+             "judged.",
              *(["", note] if note else []), "",
              "| quantity | paper (Google 2011) | " + " | ".join(f"{run} ({trace})" for trace, run in runs) + " |",
              "|---|---|" + "---|" * len(runs)]

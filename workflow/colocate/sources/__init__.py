@@ -9,7 +9,8 @@ branching on the source's name.
 The built-in sources are the modules of this package (each registers its classes on import; :func:`builtins`);
 a ``module:Class`` in ``trace.source`` names a plug-in source, checked against :class:`Source`.
 
-This package is plumbing, not science: it lists directories and names files; it reads no trace.
+This package is plumbing, not science: it names and lists a trace's files and maps them to the contract's tables;
+the analyses read only those tables.
 """
 
 from __future__ import annotations
@@ -35,11 +36,33 @@ class Source(Protocol):
     paper_trace: bool  # the papers' own trace (Google 2011): its rows are judged against the papers
     tables: tuple[str, ...]  # the raw tables it may read
 
+    verify: bool  # its files are checked against a SHA256SUM before they are mapped
+    is_model: bool  # a model of a trace (the synthetic one), not a trace
+    priority_classes: Mapping[str, tuple[int, ...]]  # the contract's class -> the trace's priorities in it
+    placement_needs: tuple[str, ...] | None  # what the trace-driven placement needs of it (None: it maps none)
+    config_defaults: Mapping[str, Any]  # its defaults for other config sections
+
+    @property
+    def root(self) -> str: ...
+
+    @property
+    def run(self) -> str: ...
+
+    @property
+    def rules(self) -> str: ...
+
+    @property
+    def span_windows(self) -> int | None: ...
+
     def stems(self, table: str) -> list[str]: ...
 
     def file(self, table: str, stem: str) -> str: ...
 
+    def whole(self, table: str) -> bool: ...
+
     def capabilities(self) -> Capabilities: ...
+
+    def check(self) -> None: ...
 
 
 class Setting:
@@ -64,8 +87,9 @@ class SourceBase:
     verify = False
     #: Whether it is a model of a trace rather than a trace (the synthetic model's causes explain its rows).
     is_model = False
-    #: What the trace-driven placement needs of the source: its requests, and the machines its rules file maps.
-    placement_needs: tuple[str, ...] = ("arrivals",)
+    #: What the trace-driven placement needs of the source, whose rules file maps its requests and machines
+    #: (placement/trace/requests.parquet, nodes.parquet, tables/placement_trace_workload.csv); None: it maps none.
+    placement_needs: tuple[str, ...] | None = None
     #: The source's defaults for other config sections, over the scale's preset and under the user's config: where
     #: an analysis's own default does not suit the trace (each says why).
     config_defaults: Mapping[str, Any] = {}
@@ -144,11 +168,15 @@ class SourceBase:
         for table, caps in self.gives.items():
             for cap in caps:
                 if cap not in has and cap not in why:
-                    why[cap] = f"no {self.file_word} of {table} under {self.root_label()}"
+                    why[cap] = self.missing_why(table)
         return Capabilities(trace=self.label, has=frozenset(has), entity=self.entity, group=self.group,
                             usage=self.usage, units=self.units, span_windows=self.span_windows,
                             coverage=tuple(self.coverage(t) for t in self.tables),
                             lacks_why={k: v for k, v in why.items() if k not in has})
+
+    def missing_why(self, table: str) -> str:
+        """Why this run reads no file of ``table`` (the trace may have it: this copy or selection does not)."""
+        return f"no {self.file_word} of {table} under {self.root_label()}"
 
     def root_label(self) -> str:
         """The root as a message may show it: relative to the workflow's directory where it lies inside it."""
@@ -219,7 +247,9 @@ def config_defaults(trace: Mapping[str, Any]) -> Mapping[str, Any]:
     name = trace.get("source", "synthetic")
     if name == "local" and trace.get("path") and Path(trace["path"]).is_dir():
         return next((c.config_defaults for c in LOCAL_LAYOUTS if c.recognises(Path(trace["path"]))), {})
-    return SOURCES[name].config_defaults if name in SOURCES else {}
+    if name in SOURCES or is_plugin(name):
+        return SOURCES.resolve(name, "config key trace.source").config_defaults
+    return {}
 
 
 def families() -> list[str]:

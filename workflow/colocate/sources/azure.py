@@ -154,7 +154,7 @@ def vm_series(readings: pl.DataFrame, column: str = "avg_cpu") -> tuple[list[str
     The rows are what Beaumont §5.2's decomposition takes for a job's CPU per window
     (:func:`colocate.analysis.periodicity.components`, after
     :func:`~colocate.analysis.periodicity.fill_by_time_of_day` for the gaps): slot k covers [300k, 300k + 300) s
-    from the trace start, as window k does in the Google trace.
+    from the trace start, window k of the contract's clock (which starts 600 s later, as the 2011 trace).
     """
     if readings.height == 0:
         return [], np.zeros((0, 0))
@@ -351,7 +351,10 @@ class Azure(SourceBase):
     #: The traces miss a few readings (the shipped 20 V2 VMs miss 0-18 of 8,639): Beaumont §5.2 takes VMs read in 99% of
     #: the month's windows, the gaps filled with the VM's mean at the same time of day.
     config_defaults = {"packing": {"admission": {"source": "trace"}}, "periodicity": {"min_coverage": 0.99}}
-    units = "CPU in cores (a reading's % / 100 × the VM's cores); memory requests in GB"
+    units = ("CPU and memory requests as shares of a host of azure.placement.host_cores cores and host_memory_gb GB "
+             "(a reading's % / 100 × the VM's cores / the host's)")
+    #: the vmtable's VMs as requests, onto identical hosts (azure_placement_requests)
+    placement_needs = ("arrivals",)
 
     @property
     def config(self) -> dict:

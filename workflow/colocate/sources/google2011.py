@@ -1,6 +1,7 @@
 """The Google cluster trace 2011 (clusterdata-2011-2, schema v2.1) as sources: the synthetic model, the shipped
 sample, a local copy and the public bucket. All four hold the same csv.gz shards (``{table}/part-NNNNN-of-MMMMM``),
-mapped to the contract's tables by ``workflow/rules/mapreduce.smk`` and the stages that read the maps; the 2011
+mapped to the contract's tables by ``workflow/rules/google2011.smk`` (and read by the stages that need its job and
+machine events); the 2011
 schema's event codes and clock are the contract's own, and its priorities 0-11 map to the papers' classes by
 :data:`colocate.trace.PRIORITY_CLASSES`."""
 
@@ -59,9 +60,9 @@ class Google2011(SourceBase):
             return found[:sel]
         return [s for s in found if int(s.split("-")[1]) in set(sel)]
 
-    def check_found(self) -> None:
+    def check_found(self, key: str = "trace.path") -> None:
         if not any(self.stems(t) for t in _trace.TABLES):
-            raise ConfigError(f"config key trace.path: no trace table found under {self.root!r}: looked for "
+            raise ConfigError(f"config key {key}: no trace table found under {self.root!r}: looked for "
                               + ", ".join(f"{t}/part-NNNNN-of-MMMMM.csv.gz" for t in _trace.TABLES))
 
 
@@ -134,7 +135,7 @@ class Sample(Google2011):
         return str(self.setting.basedir / "workflow" / "data" / "google-2011-sample")
 
     def check(self) -> None:
-        self.check_found()
+        self.check_found("trace.source")
 
 
 @register_local
@@ -164,6 +165,11 @@ class Bucket(Google2011):
         from colocate.trace.download import SHARDS_PER_TABLE
 
         return 1 if table in _trace.SINGLE_FILE_TABLES else SHARDS_PER_TABLE
+
+    def missing_why(self, table: str) -> str:
+        if table not in self.trace["tables"]:
+            return f"config key trace.tables leaves out {table}"
+        return super().missing_why(table)
 
     def _stems(self, table: str) -> list[str]:
         from colocate.trace.download import SHARDS_PER_TABLE, select_shards
