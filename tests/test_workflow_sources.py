@@ -4,6 +4,8 @@ support are planned and run on it, the others are reported as not applicable, an
 
 from __future__ import annotations
 
+import json
+import os
 import textwrap
 from pathlib import Path
 
@@ -145,7 +147,8 @@ def toy(tmp_path_factory):
     work = root / "work"
     work.mkdir()
     write_config(work, trace={"source": "toy_source:Toy", "path": str(trace)}, mapreduce={"long_min_records": 24})
-    return work, {"PYTHONPATH": str(plugin)}, level
+    # the plug-in's directory ahead of whatever the run already imports from
+    return work, {"PYTHONPATH": os.pathsep.join(p for p in (str(plugin), os.environ.get("PYTHONPATH")) if p)}, level
 
 
 def test_a_toy_source_plans_what_its_capabilities_support_and_not_the_rest(toy):
@@ -176,6 +179,10 @@ def test_a_toy_source_runs_through_the_shared_reduce_and_says_what_does_not_appl
     assert status.reason == "not applicable to a toy trace: needs machine_events (the toy has no machines)"
     lines = pl.read_csv(run / "tables/janus_fig3_trend_lines.csv")
     assert lines["n_tasks"].to_list() == [ENTITIES, ENTITIES]
-    assert '"trace": "a toy trace"' in (run / "trace/capabilities.json").read_text()
+    record = json.loads((run / "trace/capabilities.json").read_text())
+    assert record["trace"] == "a toy trace" and record["has"] == ["arrivals", "entities", "usage_series"]
+    # what was read of the contract's tables, from the map's footers: every record, windows 0..47
+    assert record["read"]["usage_records"] == {"rows": ENTITIES * WINDOWS, "first_window": 0, "last_window": WINDOWS - 1}
+    assert record["read"]["entity_pieces"] == {"rows": ENTITIES}
     # the toy touched no project file: its three files live beside its trace
     assert not (Path(__file__).resolve().parents[1] / "workflow/rules/toy.smk").exists()

@@ -57,11 +57,16 @@ rule not_applicable:
 
 
 rule source_capabilities:
+    input:
+        # the contract's tables as the source's map wrote them: their footers give the rows and windows read
+        records=lambda wc: USAGE_RECORDS if CAPABILITIES.supports(["usage_series"]) else [],
+        pieces=lambda wc: ENTITY_PIECES if CAPABILITIES.supports(["entities"]) else [],
     output:
         f"{RESULTS}/trace/capabilities.json",
     params:
         # what the run's source records and which of its files this run reads (colocate.sources.contract)
         record=CAPABILITIES.to_json(),
+        code=code_digest("sources.contract"),
     log:
         f"{RESULTS}/logs/source_capabilities.log",
     benchmark:
