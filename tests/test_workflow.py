@@ -198,7 +198,7 @@ def test_google_source_downloads_verified_shards(tiny_run, http_bucket, tmp_path
     # what reads the downloaded shards; the whole DAG on a real layout runs in test_workflow_sample
     res = snakemake(work, *(f"results/google-tiny/{f}" for f in ("tables/beaumont_table1_dominant.csv", "realizations/inst.npy",
                                                                   "tables/beaumont_failures_histogram.csv")))
-    assert "no shards of job_events" in res.stdout + res.stderr
+    assert "lacks group_events (config key trace.tables leaves out job_events)" in res.stdout + res.stderr
     assert "jobs_durations" not in planned_rules(work)  # Table 3 reads job_events: not in the DAG
     assert (work / "results/google-tiny/tables/beaumont_table1_dominant.csv").exists()
     got = sorted(p.relative_to(work / "resources/trace/google").as_posix() for p in (work / "resources/trace/google").rglob("*.csv.gz"))

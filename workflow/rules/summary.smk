@@ -59,8 +59,9 @@ rule not_applicable:
 rule source_capabilities:
     input:
         # the contract's tables as the source's map wrote them: their footers give the rows and windows read
-        records=lambda wc: USAGE_RECORDS if CAPABILITIES.supports(["usage_series"]) else [],
-        pieces=lambda wc: ENTITY_PIECES if CAPABILITIES.supports(["entities"]) else [],
+        # (where the shared reduce reads them: no map runs only for this record)
+        records=lambda wc: USAGE_RECORDS if CAPABILITIES.supports(["entities", "usage_series"]) else [],
+        pieces=lambda wc: ENTITY_PIECES if CAPABILITIES.supports(["entities", "usage_series"]) else [],
     output:
         f"{RESULTS}/trace/capabilities.json",
     params:
