@@ -237,8 +237,8 @@ def test_whole_span_entities_are_read_from_the_first_to_the_last_window():
     from colocate.analysis import periodicity as pe
 
     spans = pl.DataFrame({"job_id": [0, 1, 2, 3, 4], "task_index": [0] * 5,
-                          "readings": [100, 90, 90, 80, 99], "first_window": [0, 10, 0, 0, 0],
-                          "last_window": [99, 99, 89, 99, 99]})
+                          "n_windows": [100, 90, 90, 80, 99], "first_window": [0, 10, 0, 0, 0],
+                          "last_window": [99, 99, 89, 99, 99], "class": [pe.ENTITY_CLASS] * 5})
     assert pe.whole_span_entities(spans, 100, 1.0, None, 0)["job_id"].to_list() == [0]
     assert pe.whole_span_entities(spans, 100, 0.99, None, 0)["job_id"].to_list() == [0, 4]
     assert pe.whole_span_entities(spans, 100, 0.8, None, 0)["job_id"].to_list() == [0, 3, 4]
@@ -445,3 +445,27 @@ def test_too_few_vms_for_any_size_are_said_not_failed(tmp_path):
     status = insufficient.read_status(out["table1"])
     assert status is not None and "8 tasks with realizations" in status.reason and "N = 10" in status.needs
     assert insufficient.read_status(out["fig6"]) is not None
+
+
+def test_the_real_v1_files_map_to_the_contract_with_their_own_units():
+    """V1 gives cores as an integer and memory in GB (0.75, 1.75, …): the real V1 head files map to entities whose
+    requests are those numbers over the host's. The head of the readings file holds other VMs than the 10-row
+    vmtable: with none listed, every reading is dropped (not failed); with each given a real V1 row's sizes, every
+    reading maps, its mean and maximum in shares of the host."""
+    vmtable = az.read_vmtable(V1_VMTABLE)
+    pieces = az.entity_pieces(vmtable, 48, 384, 4)
+    assert pieces.height == vmtable["vmid"].n_unique() == 10
+    got = pieces.join(az.vm_tasks(vmtable), on=["job_id", "task_index"]).join(vmtable, on="vmid").sort("vmid")
+    np.testing.assert_allclose(got["cpu_request"], got["vmcorecount"].cast(pl.Float64) / 48, rtol=1e-6)
+    np.testing.assert_allclose(got["memory_request"], got["vmmemory"].cast(pl.Float64) / 384, rtol=1e-6)
+    readings = az.read_readings(V1_READINGS)
+    assert az.usage_records(readings, az.vm_tasks(vmtable), 48, 4).height == 0
+    ids = readings["vmid"].unique().sort()
+    listed = pl.concat([vmtable.head(1).drop("vmid").with_columns(vmid=pl.lit(v)) for v in ids]).select(vmtable.columns)
+    records = az.usage_records(readings, az.vm_tasks(listed), 48, 4)
+    assert records.height == readings.height == 100 and records["bucket"].is_sorted()
+    cores = float(vmtable["vmcorecount"][0])
+    both = records.sort("start_time", "job_id", "task_index")
+    want = readings.join(az.vm_tasks(listed), on="vmid").sort("timestamp", "job_id", "task_index")
+    np.testing.assert_allclose(both["cpu_rate"], want["avg_cpu"] / 100 * cores / 48, rtol=1e-6)
+    np.testing.assert_allclose(both["sampled_cpu_usage"], want["max_cpu"] / 100 * cores / 48, rtol=1e-6)

@@ -270,3 +270,23 @@ def test_many_made_up_vms_run_every_analysis_and_give_back_their_daily_share(tmp
     assert {"GPA ρ=0.01: mean q", "ε=0.01: rejected share", "% reject PACK", "Table 1: A-D rejection rate, N = 50"} <= set(cross["quantity"])
     table1 = pl.read_csv(run / "tables/janus_table1_normality.csv")
     assert table1["N"].to_list() == [10, 20, 30, 50, 100]  # 150 is every VM: one set, skipped
+
+
+def test_the_real_v1_head_files_run_end_to_end_and_say_what_they_lack(tmp_path):
+    """The shipped V1 files (100 readings, a 10-row vmtable of other VMs) as a local copy: no task is kept and 10
+    requests cannot outlast the warm-up; the run completes and says so, and no notebook shows a traceback."""
+    root = tmp_path / "trace_data"
+    (root / "vm_cpu_readings").mkdir(parents=True)
+    (root / "vmtable").mkdir()
+    v1 = REPO / "workflow/data/azure-vm-sample/v1"
+    shutil.copy(v1 / "vm_cpu_readings-file-1-of-125-head100.csv.gz", root / "vm_cpu_readings/vm_cpu_readings-file-1-of-125.csv.gz")
+    shutil.copy(v1 / "vmtable-head10.csv.gz", root / "vmtable/vmtable.csv.gz")
+    work = tmp_path / "w"
+    work.mkdir()
+    write_config(work, trace={"source": "local", "path": str(root), "azure": {"version": "v1"}})
+    snakemake(work)
+    run = work / "results/local-trace_data"
+    page = (run / "summary.md").read_text().split("## Analyses this trace cannot support")[1]
+    assert "no task was kept" in page and "the trace gives 10 placeable requests, no more than the warm-up of 60" in page
+    assert "no entity has usage records" in page
+    assert not [p.name for p in (run / "notebooks").glob("*.html") if "Traceback" in p.read_text()]

@@ -10,9 +10,10 @@ import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Sequence
 
 import polars as pl
+import pyarrow.parquet as pq
 
 
 @contextmanager
@@ -130,3 +131,22 @@ def bucket_frames(paths: Sequence[str | Path], buckets: Sequence[int], columns: 
         if named is not None and int(named.group(1)) != int(bucket):
             raise ValueError(f"{path}: the file of bucket {named.group(1)}, given as bucket {bucket}")
         yield int(bucket), pl.read_parquet(path, columns=None if columns is None else list(columns))
+
+
+def footer_rows(paths: Sequence[str | Path], column: str | None = None) -> tuple[int, Any, Any]:
+    """``(rows, min, max)`` of Parquet files from their footers alone (no data read): the rows, and the least and
+    greatest value of ``column`` by the row groups' statistics (None without rows, statistics or ``column``)."""
+    rows, lo, hi = 0, None, None
+    for path in paths:
+        meta = pq.read_metadata(path)
+        rows += meta.num_rows
+        names = [meta.schema.column(i).name for i in range(meta.num_columns)]
+        if column is None or column not in names:
+            continue
+        k = names.index(column)
+        for g in range(meta.num_row_groups):
+            stats = meta.row_group(g).column(k).statistics
+            if stats is not None and stats.has_min_max:
+                lo = stats.min if lo is None else min(lo, stats.min)
+                hi = stats.max if hi is None else max(hi, stats.max)
+    return rows, lo, hi

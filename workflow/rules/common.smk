@@ -1,8 +1,6 @@
 # Shared plumbing: scale presets, shard lists, code digests, resources.
 import functools
-import glob
 import hashlib
-import json
 import os
 import re
 from pathlib import Path
@@ -84,7 +82,7 @@ BUCKETS = list(range(config["mapreduce"]["buckets"]))
 # 5-minute windows in the trace: the synthetic model's days, or the real trace's 8352.
 N_WINDOWS = SRC.span_windows
 # the windows that hold records: a synthetic slice renders only its first slice_days (memory estimates)
-RENDERED_WINDOWS = getattr(SRC, "rendered_windows", N_WINDOWS)
+RENDERED_WINDOWS = SRC.rendered_windows
 LIB = Path(workflow.basedir) / "workflow" / "colocate"
 
 

@@ -67,7 +67,7 @@ rule source_capabilities:
     params:
         # what the run's source records and which of its files this run reads (colocate.sources.contract)
         record=CAPABILITIES.to_json(),
-        code=code_digest("sources.contract"),
+        code=code_digest("sources.contract", "io"),
     log:
         f"{RESULTS}/logs/source_capabilities.log",
     benchmark:

@@ -12,6 +12,11 @@ def main(inputs, outputs, params, log):
     stats = pl.scan_parquet(outputs.stats)
     lengths = stats.select("n_records", "is_long").collect()
     counts = mapreduce.total_counts(pl.concat([pl.read_parquet(p) for p in inputs.counts]))
+    if lengths.height == 0:  # what reads the task table says why it has none
+        insufficient.write_status([outputs.stats], insufficient.Status(
+            "Task table (Janus §3.1)", "no task was kept: none has both usage records and an entity with its events "
+            "(or every one failed or used nothing)", "usage records of the trace's entities"))
+        log.warning("no task was kept")
     if (lacking := long_tasks_status(lengths, params.long_min_records)) is None:
         hist = pl.concat([pl.read_parquet(p) for p in inputs.hist])
         io.write_parquet(stats.filter("is_long").collect().join(hist, on=TASK_KEY, how="left"), outputs.long)

@@ -13,8 +13,9 @@ def main(inputs, outputs, params, log):
     spans = pe.entity_spans(parts)
     chosen = pe.whole_span_entities(spans, p.n_windows, p.min_coverage, p.max_entities, p.seed)
     insufficient.require(chosen.height > 0, f"no entity is read from the first to the last of the trace's {p.n_windows} "
-                         f"windows ({p.n_windows / 288:.1f} days) in ≥ {p.min_coverage:.0%} of them; the series cover "
-                         f"windows {spans['first_window'].min()}..{spans['last_window'].max()}", "the whole trace's usage")
+                         f"windows ({p.n_windows / 288:.1f} days) in ≥ {p.min_coverage:.0%} of them; " + (
+                             f"the series cover windows {spans['first_window'].min()}..{spans['last_window'].max()}"
+                             if spans.height else "no entity has usage records"), "the whole trace's usage")
     keys = chosen.lazy().select("job_id", "task_index")
     series = pl.concat([part.join(keys, on=["job_id", "task_index"], how="semi").collect() for part in parts])
     dominant, windows = pe.entity_groups(chosen, series)

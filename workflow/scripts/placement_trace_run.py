@@ -1,7 +1,7 @@
 """The policies of Tantawi & Steinder on requests and machines from the trace (CPU, memory)."""
 import polars as pl
 
-from colocate import io, rulescript
+from colocate import insufficient, io, rulescript
 from colocate.figures.placement import fig_trace
 from colocate.scheduling.placement_analysis import trace_summary, trace_table
 from colocate.scheduling.placement_runs import rounded, run_trace
@@ -11,8 +11,11 @@ ANALYSIS = "Trace-driven placement run (Tantawi & Steinder)"
 
 def main(inputs, outputs, params, log):
     p, out = params, outputs
-    requests = run_trace(pl.read_parquet(inputs.requests), pl.read_parquet(inputs.nodes), p.specs,
-                         seed=p.seed, alpha=p.alpha, tie_break=p.tie_break)
+    stream = pl.read_parquet(inputs.requests)
+    # statistics start after the warm-up (§IV): a trace that gives no more requests has none to show
+    insufficient.require(stream.height > p.warmup, f"the trace gives {stream.height} placeable requests, no more "
+                         f"than the warm-up of {p.warmup}", f"more than placement.trace.warmup = {p.warmup} requests")
+    requests = run_trace(stream, pl.read_parquet(inputs.nodes), p.specs, seed=p.seed, alpha=p.alpha, tie_break=p.tie_break)
     io.write_parquet(requests, out.log)
     table = trace_table(requests, p.warmup, pl.read_csv(inputs.facts))
     rounded(table).write_csv(out.table)

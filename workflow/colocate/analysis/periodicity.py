@@ -118,30 +118,27 @@ def check_columns(names: Sequence[str], columns: Sequence[str], source: str) -> 
 
 
 def entity_spans(parts: Sequence[pl.LazyFrame]) -> pl.DataFrame:
-    """Each entity of the contract's series (one LazyFrame per bucket, collected a bucket at a time): ``readings``
-    (its windows with a record), ``first_window`` and ``last_window``, sorted by key."""
+    """Each entity of the contract's series (one LazyFrame per bucket, collected a bucket at a time) as a job of its
+    own, of class :data:`ENTITY_CLASS`: ``n_windows`` (its windows with a record), ``first_window`` and
+    ``last_window``, sorted by key (the columns :func:`select_jobs` reads)."""
     from colocate.sources.contract import window_of
 
-    frames = [p.group_by("job_id", "task_index").agg(window_of().n_unique().alias("readings"),
+    frames = [p.group_by("job_id", "task_index").agg(window_of().n_unique().alias("n_windows"),
                                                     window_of().min().alias("first_window"),
                                                     window_of().max().alias("last_window")).collect() for p in parts]
-    schema = {"job_id": pl.Int64, "task_index": pl.Int64, "readings": pl.UInt32, "first_window": pl.Int64,
+    schema = {"job_id": pl.Int64, "task_index": pl.Int64, "n_windows": pl.UInt32, "first_window": pl.Int64,
               "last_window": pl.Int64}
-    return (pl.concat(frames) if frames else pl.DataFrame(schema=schema)).sort("job_id", "task_index")
+    spans = pl.concat(frames) if frames else pl.DataFrame(schema=schema)
+    return spans.with_columns(pl.lit(ENTITY_CLASS).alias("class")).sort("job_id", "task_index")
 
 
 def whole_span_entities(spans: pl.DataFrame, n_windows: int, min_coverage: float, limit: int | None,
                         seed: int) -> pl.DataFrame:
     """Entities read over the whole span, for a trace whose entities have no priority class to choose long-running
-    jobs by (Beaumont §5.2's "run during the whole trace", for VMs): a record in the first and the last of
-    ``n_windows`` windows and in at least ``min_coverage`` of them (``spans`` as :func:`entity_spans` gives). At most
-    ``limit`` of them (None: all), drawn at random with ``seed`` (a month of 5-minute windows is 69 kB an entity),
-    sorted by key."""
-    if not 0 < min_coverage <= 1:
-        raise ValueError(f"min_coverage must be in (0, 1], got {min_coverage}")
-    need = math.ceil(min_coverage * n_windows - 1e-9)
-    whole = spans.filter((pl.col("first_window") == 0) & (pl.col("last_window") == n_windows - 1)
-                         & (pl.col("readings") >= need)).sort("job_id", "task_index")
+    jobs by (Beaumont §5.2's "run during the whole trace", for VMs): those :func:`select_jobs` keeps of ``spans``
+    (:func:`entity_spans`). At most ``limit`` of them (None: all), drawn at random with ``seed`` (a month of
+    5-minute windows is 69 kB an entity), sorted by key."""
+    whole = select_jobs(spans, n_windows, (ENTITY_CLASS,), min_coverage).sort("job_id", "task_index")
     if limit is not None and whole.height > limit:
         keep = np.sort(np.random.default_rng(seed).choice(whole.height, size=limit, replace=False))
         whole = whole[keep]
@@ -163,13 +160,11 @@ def entity_groups(chosen: pl.DataFrame, series: pl.DataFrame) -> tuple[pl.DataFr
     key = ["job_id", "task_index"]
     ids = chosen.select(*key, pl.int_range(pl.len(), dtype=pl.Int64).alias("group"))
     dominant = chosen.join(ids, on=key).select(
-        pl.col("group").alias("job_id"), pl.lit(ENTITY_CLASS).alias("class"), pl.col("readings").cast(pl.Int64).alias("n_windows"),
+        pl.col("group").alias("job_id"), "class", pl.col("n_windows").cast(pl.Int64),
         pl.col("first_window").cast(pl.Int64), pl.col("last_window").cast(pl.Int64), pl.lit(1.0).alias("tasks_mean"))
     windows = series.join(ids, on=key).select(pl.col("group").alias("job_id"), window_of().cast(pl.Int64),
                                               pl.col("avg").cast(pl.Float64).alias("cpu_sum"))
     return dominant.sort("job_id"), windows.sort("job_id", "window")
-
-
 
 
 def select_jobs(

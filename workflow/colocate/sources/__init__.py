@@ -134,9 +134,6 @@ class SourceBase:
         """Stems of the files of ``table`` under the root matching ``pattern`` (a glob), sorted."""
         return sorted(Path(p).name.removesuffix(self.suffix) for p in glob.glob(f"{self.root}/{table}/{pattern}"))
 
-    def has_tables(self, *tables: str) -> bool:
-        return all(self.stems(t) for t in tables)
-
     def total(self, table: str) -> int | None:
         """How many files ``table`` has in the whole trace (None: not known)."""
         return None
@@ -159,6 +156,11 @@ class SourceBase:
     @property
     def span_windows(self) -> int | None:
         return None
+
+    @property
+    def rendered_windows(self) -> int | None:
+        """The windows that hold records (a synthetic slice renders only its first days): the span by default."""
+        return self.span_windows
 
     def capabilities(self) -> Capabilities:
         has, why = set(), dict(self.never_why)

@@ -29,7 +29,7 @@ import polars as pl
 
 __all__ = ["ORIGIN_US", "WINDOW_US", "WINDOWS_PER_DAY", "EventType", "FAILING_EVENTS", "MachineEventType",
            "CLASSES", "class_expr", "CAPABILITIES", "Capabilities", "TableCoverage", "TraceFormatError",
-           "window_of", "not_applicable_reason", "rows_read"]
+           "window_of", "not_applicable_reason"]
 
 #: Start of window 0 on the canonical clock, in µs (times before it happened before the trace).
 ORIGIN_US = 600_000_000
@@ -156,29 +156,6 @@ class Capabilities:
         record["lacks_why"] = dict(sorted(self.lacks_why.items()))
         record["coverage"] = [{**asdict(c), "files": list(c.files), "whole": c.whole} for c in self.coverage]
         return json.dumps(record, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
-
-
-def rows_read(paths: Iterable[str | Path], time: str | None = None) -> dict[str, int | None]:
-    """What a run read of one of the contract's tables, from the Parquet footers of its map outputs (no data read):
-    ``rows``, and with a ``time`` column on the canonical clock the ``first_window`` and ``last_window`` it spans
-    (None without rows or statistics)."""
-    import pyarrow.parquet as pq
-
-    rows, lo, hi = 0, None, None
-    for path in paths:
-        meta = pq.read_metadata(path)
-        rows += meta.num_rows
-        names = [meta.schema.column(i).name for i in range(meta.num_columns)]
-        if time is None or time not in names:
-            continue
-        k = names.index(time)
-        for g in range(meta.num_row_groups):
-            stats = meta.row_group(g).column(k).statistics
-            if stats is not None and stats.has_min_max:
-                lo = stats.min if lo is None else min(lo, stats.min)
-                hi = stats.max if hi is None else max(hi, stats.max)
-    window = lambda t: None if t is None else int((t - ORIGIN_US) // WINDOW_US)  # noqa: E731
-    return {"rows": rows, **({"first_window": window(lo), "last_window": window(hi)} if time else {})}
 
 
 def not_applicable_reason(capabilities: Capabilities, needs: Iterable[str]) -> tuple[str, str]:

@@ -42,11 +42,6 @@ class Google2011(SourceBase):
     def span_windows(self) -> int:
         return _trace.TRACE_WINDOWS
 
-    @property
-    def rendered_windows(self) -> int:
-        """The windows that hold records (a synthetic slice renders only its first days)."""
-        return self.span_windows
-
     def total(self, table: str) -> int | None:
         stems = self.stems(table)
         return int(stems[0].rsplit("-", 1)[1]) if stems else None

@@ -25,7 +25,6 @@ from colocate.sources.contract import WINDOWS_PER_DAY as WINDOWS_PER_DAY
 from colocate.sources.contract import EventType as EventType
 from colocate.sources.contract import MachineEventType as MachineEventType
 from colocate.sources.contract import TraceFormatError as TraceFormatError
-from colocate.sources.contract import class_expr
 from colocate.sources.contract import ORIGIN_US
 
 #: Start of the trace in µs, the contract's origin (window 0 starts here); times 0 < t < 600 s never occur, 0
@@ -44,11 +43,6 @@ PRIORITY_CLASSES: dict[str, tuple[int, ...]] = {
     "monitoring": (10,),
     "infrastructure": (11,),
 }
-
-
-def priority_class_expr(priority: str = "priority") -> pl.Expr:
-    """The priority class (:data:`PRIORITY_CLASSES`) of column ``priority``, as a String column ``class``."""
-    return class_expr(PRIORITY_CLASSES, priority)
 
 
 @dataclass(frozen=True)
