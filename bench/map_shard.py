@@ -39,7 +39,7 @@ t = time.perf_counter()
 usage = trace.read_table(src, "task_usage", mapreduce.USAGE_COLUMNS, float_dtype=pl.Float32)
 t_read = time.perf_counter()
 windows = mapreduce.sampled_windows(trace.TRACE_WINDOWS, 20, 0)
-records, job_windows, sampled = mapreduce.map_task_usage(usage, BUCKETS, windows)
+records, job_windows, sampled = mapreduce.map_task_usage(usage, BUCKETS, windows, consume=True)
 n = usage.height
 del usage
 t_map = time.perf_counter()

@@ -364,3 +364,23 @@ def test_bucket_frames_reads_a_parts_buckets_in_order_and_checks_their_numbers(t
     assert [b for b, _ in io.bucket_frames([nested], [12])] == [12]
     with pytest.raises(ValueError, match="the file of bucket 12, given as bucket 1$"):
         list(io.bucket_frames([nested], [1]))
+
+
+@settings(max_examples=60, deadline=None)
+@given(jobs=st.lists(st.integers(0, 40), min_size=0, max_size=80), n_buckets=st.integers(1, 7), chunks=st.integers(1, 3))
+def test_bucket_records_is_a_stable_sort_by_bucket_whether_or_not_it_consumes(jobs, n_buckets, chunks):
+    """The records grouped by bucket, file order kept within one (the stable sort it replaces), for a frame of
+    several chunks as a CSV parse gives; consuming leaves the shard without the columns it moved."""
+    n = len(jobs)
+    frame = pl.DataFrame({"start_time": np.arange(n, dtype=np.int64), "end_time": np.arange(n, dtype=np.int64) + 1,
+                          "job_id": jobs, "task_index": [j % 3 for j in jobs], "machine_id": [None] * n},
+                         schema_overrides={"job_id": pl.Int64, "task_index": pl.Int64, "machine_id": pl.Int64})
+    frame = frame.with_columns(pl.lit(0.5, pl.Float32).alias(c) for c in mapreduce.USAGE_COLUMNS[5:])
+    if n and chunks > 1:  # the same rows in several chunks
+        cut = np.linspace(0, n, chunks + 1).astype(int)
+        frame = pl.concat([frame.slice(a, b - a) for a, b in zip(cut, cut[1:])], rechunk=False)
+    expected = frame.with_columns(mapreduce.bucket_expr(n_buckets)).sort("bucket", maintain_order=True)
+    assert mapreduce.bucket_records(frame, n_buckets).equals(expected)
+    assert frame.columns == mapreduce.USAGE_COLUMNS  # not consumed
+    assert mapreduce.bucket_records(frame, n_buckets, consume=True).equals(expected)
+    assert frame.width == 0

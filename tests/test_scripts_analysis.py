@@ -31,13 +31,15 @@ ANALYSIS_PARAMS = {"maintenance_min_removals": 10, "tail_more_than": 5, "back_wi
 
 @pytest.fixture(scope="module")
 def failures_run(tmp_path_factory):
-    """failures_removals then failures_analysis on the real machine_events, as the rules chain them."""
+    """The 2011 source's map of the real machine_events, failures_removals then failures_analysis, as the rules chain them."""
     d = tmp_path_factory.mktemp("failures")
     removals = {k: d / f for k, f in (("removals", "removals.parquet"), ("windows", "removals_per_window.parquet"),
                                       ("facts", "machine_events_counts.csv"), ("all_episodes", "episodes.parquet"),
                                       ("episodes", "beaumont_outstanding_events.csv"))}
-    events = SAMPLE / "machine_events" / "part-00000-of-00001.csv.gz"
-    rulescript.call(rulescript.load(SCRIPTS / "failures_removals.py"), inputs={"events": events}, outputs=removals,
+    raw, events = SAMPLE / "machine_events" / "part-00000-of-00001.csv.gz", d / "machine_events.parquet"
+    rulescript.call(rulescript.load(SCRIPTS / "google2011_machine_events.py"), inputs={"events": raw}, outputs=[events],
+                    params={}, log=d / "map.log")
+    rulescript.call(rulescript.load(SCRIPTS / "failures_removals.py"), inputs={"events": [events]}, outputs=removals,
                     params=REMOVALS_PARAMS, log=d / "removals.log")
     names = ("histogram", "poisson", "stats", "dispersion", "durations", "summary")
     analysis = {k: d / f"{k}.csv" for k in names} | {"fig6": d / "fig6.png", "fig7": d / "fig7.png"}

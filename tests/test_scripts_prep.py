@@ -344,11 +344,16 @@ def test_jobs_table_classes_task_counts_and_lifetimes(tmp_path):
 
 
 def test_colocation_density_on_the_real_sample(tmp_path):
-    """The sample's task_events give the real trace-start density; a day past the events read is left out."""
+    """The sample's task_events, mapped up to day 7 by the 2011 source, give the real trace-start density; a day past
+    the events read is left out."""
+    shards = sorted(str(p) for p in (SAMPLE / "task_events").glob("*.csv.gz"))
+    events = tmp_path / "placement_events.parquet"
+    rulescript.call(rulescript.load(SCRIPTS / "google2011_placement_events.py"), inputs={"events": shards}, outputs=[events],
+                    params={"until_day": 7}, log=tmp_path / "map.log")
+    assert "from 3 of 3 shards" in (tmp_path / "map.log").read_text()
     script = rulescript.load(SCRIPTS / "colocation_density.py")
-    events = sorted(str(p) for p in (SAMPLE / "task_events").glob("*.csv.gz"))
     table, part = tmp_path / "density.csv", tmp_path / "summary.csv"
-    rulescript.call(script, inputs={"events": events}, outputs={"table": table, "summary": part},
+    rulescript.call(script, inputs={"events": [events]}, outputs={"table": table, "summary": part},
                     params={"days": [0, 7]}, log=tmp_path / "density.log")
     got = pl.read_csv(table)
     assert got["day"].to_list() == [0.0]  # the sample's three shards end hours after the start

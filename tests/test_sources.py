@@ -128,6 +128,36 @@ def test_every_source_keeps_the_contract(name, tmp_path):
     assert re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", source.run)  # a valid run name (config key run)
 
 
+def rules_assigns(rules: Path) -> set[str]:
+    """The contract tables' variables a rules file assigns at its top level."""
+    return set(re.findall(r"^([A-Z_]+) = ", Path(rules).read_text(), re.M)) & {t.variable for t in contract.TABLES.values()}
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_a_source_names_the_files_of_every_contract_table_its_capabilities_call_for(name, tmp_path):
+    """A source that has what a contract table serves assigns that table's files in its rules file (the shared
+    rules read them through it); common.smk starts every table empty, for a source that lacks it."""
+    source = build(name, tmp_path)
+    called_for = {t.variable for t in contract.TABLES.values() if source.capabilities().supports(t.serves)}
+    assert called_for <= rules_assigns(source.rules)
+    assert rules_assigns(REPO / "workflow/rules/common.smk") == {t.variable for t in contract.TABLES.values()}
+
+
+def test_a_file_that_is_not_the_contract_table_is_refused_naming_it(tmp_path):
+    """Each table's columns are checked before it is read: a missing column and another type are both named."""
+    from colocate import io
+
+    good = pl.DataFrame({"time": [1, 2], "machine_id": [7, 7], "event_type": [0, 1]})
+    path = tmp_path / "machine_events.parquet"
+    good.write_parquet(path)
+    assert io.read_contract([path], "machine_events").equals(good)
+    assert io.read_contract([], "machine_events").schema == pl.Schema(contract.TABLES["machine_events"].columns)
+    good.drop("machine_id").with_columns(pl.col("event_type").cast(pl.Int32)).write_parquet(path)
+    with pytest.raises(contract.TraceFormatError, match=r"machine_events\.parquet: not the contract's machine_events "
+                       r"table: lacks column\(s\) \['machine_id'\]; event_type is Int32, not Int64"):
+        io.read_contract([path], "machine_events")
+
+
 @pytest.mark.parametrize("name", ["sample", "azure-sample", "local-google2011", "local-azure"])
 def test_the_files_a_source_names_exist(name, tmp_path):
     source = build(name, tmp_path)

@@ -13,6 +13,7 @@ import polars as pl
 import pytest
 from loopback import serve
 
+from colocate import trace
 from wfutil import assert_config_rejected, planned_rules, snakemake, write_config, synthetic_trace
 
 pytestmark = pytest.mark.workflow
@@ -34,6 +35,28 @@ def test_full_dag_produces_the_outputs(tiny_run):
     assert '"output_type"' in nb  # the executed copy has outputs
     manifest = (synthetic_trace(tiny_run) / "SHA256SUM").read_text().splitlines()
     assert len(manifest) == 3 + 2 + 1 + 1  # tiny: task_usage 3, task_events 2, job_events 1, machine_events 1
+
+
+def test_every_contract_table_the_2011_source_writes_has_the_contracts_columns(tiny_run):
+    """The 2011 source's maps write the contract's tables (colocate.sources.contract.TABLES) with their columns and
+    types, and the shared rules read them there; machine events are the trace's, in its order."""
+    from colocate import io
+    from colocate.sources.contract import TABLES
+
+    run = tiny_run / "results/synthetic-tiny"
+    layout = {"usage_records": "map/task_usage/*/records.parquet", "entity_pieces": "map/task_events/*.parquet",
+              "group_windows": "map/task_usage/*/job_windows.parquet", "sampled_windows": "map/task_usage/*/sampled_windows.parquet",
+              "group_events": "map/job_events/*.parquet", "machine_events": "map/machine_events.parquet",
+              "placement_events": "map/placement_events.parquet"}
+    assert set(layout) == set(TABLES)
+    for table, pattern in layout.items():
+        files = sorted(run.glob(pattern))
+        assert files, table
+        frame = io.read_contract(files, table)
+        assert frame.height > 0 and list(frame.columns) == list(TABLES[table].columns)
+    raw = trace.read_table(synthetic_trace(tiny_run) / "machine_events/part-00000-of-00001.csv.gz", "machine_events",
+                           ["time", "machine_id", "event_type"])
+    assert io.read_contract([run / "map/machine_events.parquet"], "machine_events").equals(raw)
 
 
 def test_each_job_runs_the_polars_threads_its_rule_declares(tiny_run):

@@ -150,3 +150,15 @@ def footer_rows(paths: Sequence[str | Path], column: str | None = None) -> tuple
                 lo = stats.min if lo is None else min(lo, stats.min)
                 hi = stats.max if hi is None else max(hi, stats.max)
     return rows, lo, hi
+
+
+def read_contract(paths: Sequence[str | Path], table: str, columns: Sequence[str] | None = None) -> pl.DataFrame:
+    """The files of one of the source contract's tables (:data:`colocate.sources.contract.TABLES`), each checked
+    against the table's columns first (a file that is not the table is refused, naming it), concatenated in order."""
+    from colocate.sources.contract import TABLES, check_table
+
+    for path in paths:
+        check_table(table, pl.read_parquet_schema(path), path)
+    keep = list(columns or TABLES[table].columns)
+    frames = [pl.read_parquet(path, columns=keep) for path in paths]
+    return pl.concat(frames) if frames else pl.DataFrame(schema={c: TABLES[table].columns[c] for c in keep})

@@ -1,4 +1,4 @@
-# Co-location: running tasks per machine at given instants, from task_events, beside the real trace's
+# Co-location: running tasks per machine at given instants, from the contract's placement events, beside the real trace's
 # density at its start. The science lives in colocate.analysis.colocation.
 
 CO = config["colocation"]
@@ -10,8 +10,8 @@ NEEDS["colocation"] = ("Co-location density per machine (issue 13)", ("placement
 
 rule colocation_density:
     input:
-        unpack(lambda wc: verified()),
-        events=lambda wc: [trace_file("task_events", s) for s in shard_stems("task_events")],
+        # the contract's placement events, up to the last of colocation.days
+        events=lambda wc: PLACEMENT_EVENTS,
     output:
         table=report(
             f"{RESULTS}/tables/colocation_density.csv",
@@ -21,17 +21,15 @@ rule colocation_density:
         summary=f"{RESULTS}/summary/colocation.csv",
     params:
         days=CO["days"],
-        code=code_digest("analysis.colocation", "report.compare", "report.summary", "trace"),
+        code=code_digest("analysis.colocation", "report.compare", "report.summary", "io"),
     log:
         f"{RESULTS}/logs/colocation_density.log",
     benchmark:
         f"{RESULTS}/benchmarks/colocation_density.tsv"
     threads: 1
     resources:
-        # the events up to the last instant: at the trace start (days [0]) the first shard's, read in part (peak
-        # 148–175 MB on the default run and the paper-scale slice, bench/memory.py); a later day reads every
-        # shard before it (unmeasured: ~10 MB per MB of csv.gz, as the maps)
-        mem_mb=lambda wc, input: int(280 + (10 * size_mb(input.events) if max(CO["days"]) > 0 else 0)),
+        # the events up to the last instant, ~30 B each in Parquet and ~50 B in memory, sorted once per instant
+        mem_mb=lambda wc, input: int(280 + 6 * size_mb(input.events)),
         runtime=10,
     conda:
         "../../environment.yml"

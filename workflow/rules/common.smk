@@ -304,6 +304,16 @@ def mean_lifetime(tasks):
 TARGETS = []
 SUMMARY_PARTS = []
 NEEDS = {}
+# The contract's tables (colocate.sources.contract.TABLES): the source's rules file, included after the stages,
+# assigns the files of each it writes (USAGE_RECORDS = [...], ...); one it lacks stays empty. Rules read them
+# through input functions, evaluated once every file is included.
+USAGE_RECORDS = []
+ENTITY_PIECES = []
+GROUP_WINDOWS = []
+SAMPLED_WINDOWS = []
+GROUP_EVENTS = []
+MACHINE_EVENTS = []
+PLACEMENT_EVENTS = []
 _WARNED = set()
 
 

@@ -23,7 +23,7 @@ NEEDS["cpu_memory"] = ("CPU against memory usage (Beaumont et al. §4.2)", ("usa
 
 rule cpumem_classify:
     input:
-        sampled=expand(f"{RESULTS}/map/task_usage/{{stem}}/sampled_windows.parquet", stem=map_batches("task_usage")),
+        sampled=lambda wc: SAMPLED_WINDOWS,
         dominant=f"{RESULTS}/jobs/dominant_jobs.parquet",
     output:
         fits=f"{RESULTS}/cpumem/job_fits.parquet",

@@ -26,8 +26,7 @@ NEEDS["failures"] = ("Machine failures (Beaumont et al. §6)", ("machine_events"
 
 rule failures_removals:
     input:
-        unpack(lambda wc: verified()),
-        events=lambda wc: trace_file("machine_events", shard_stems("machine_events")[0]),
+        events=lambda wc: MACHINE_EVENTS,
     output:
         removals=f"{RESULTS}/failures/removals.parquet",
         windows=f"{RESULTS}/failures/removals_per_window.parquet",
@@ -42,7 +41,7 @@ rule failures_removals:
         n_windows=N_WINDOWS,
         outstanding=FA["outstanding"],
         maintenance_min_removals=FA["maintenance_min_removals"],
-        code=code_digest("analysis.failures", "trace"),
+        code=code_digest("analysis.failures", "io"),
     log:
         f"{RESULTS}/logs/failures/removals.log",
     benchmark:

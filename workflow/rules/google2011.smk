@@ -109,10 +109,16 @@ rule verify_local_trace:
         "../scripts/trace_verify.py"
 
 
-# Map, one job per shard or batch of shards: task_events to task pieces, task_usage to bucketed records (the
-# contract's usage records), job × window aggregates and sampled windows.
+# The contract's tables (colocate.sources.contract.TABLES) as this source writes them. Map, one job per shard or batch
+# of shards: task_events to task pieces, task_usage to bucketed records, job × window aggregates and sampled
+# windows, job_events to job pieces; machine_events and the first task_events to Parquet in the trace's order.
 USAGE_RECORDS = expand(f"{RESULTS}/map/task_usage/{{stem}}/records.parquet", stem=map_batches("task_usage"))
 ENTITY_PIECES = expand(f"{RESULTS}/map/task_events/{{stem}}.parquet", stem=map_batches("task_events"))
+GROUP_WINDOWS = expand(f"{RESULTS}/map/task_usage/{{stem}}/job_windows.parquet", stem=map_batches("task_usage"))
+SAMPLED_WINDOWS = expand(f"{RESULTS}/map/task_usage/{{stem}}/sampled_windows.parquet", stem=map_batches("task_usage"))
+GROUP_EVENTS = expand(f"{RESULTS}/map/job_events/{{stem}}.parquet", stem=map_batches("job_events"))
+MACHINE_EVENTS = [f"{RESULTS}/map/machine_events.parquet"]
+PLACEMENT_EVENTS = [f"{RESULTS}/map/placement_events.parquet"]
 
 
 rule map_task_events:
@@ -176,6 +182,83 @@ rule map_task_usage:
         "../../environment.yml"
     script:
         "../scripts/mapreduce_map_task_usage.py"
+
+
+rule map_job_events:
+    input:
+        unpack(lambda wc: verified()),
+        shards=map_shards("job_events"),
+    output:
+        f"{RESULTS}/map/job_events/{{stem}}.parquet",
+    wildcard_constraints:
+        stem=MAP_RE,
+    params:
+        code=code_digest("analysis.jobs", "trace", "io"),
+    log:
+        f"{RESULTS}/logs/map_job_events/{{stem}}.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/map_job_events/{{stem}}.tsv"
+    priority: PRIORITY_CRITICAL_PATH
+    threads: 1
+    resources:
+        # peak 165 MB (7.0 MB in) / 164 MB (9.9 MB in) on the default run / the paper-scale slice (bench/memory.py)
+        # 134 MB for a batch of 10 real shards of 0.1-0.8 MB (bench/map_batches.py)
+        mem_mb=batch_mem(250, 5, 1),
+        runtime=5,
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/jobs_map_events.py"
+
+
+rule map_machine_events:
+    input:
+        unpack(lambda wc: verified()),
+        events=lambda wc: trace_file("machine_events", shard_stems("machine_events")[0]),
+    output:
+        MACHINE_EVENTS[0],
+    params:
+        code=code_digest("analysis.failures", "trace", "io"),
+    log:
+        f"{RESULTS}/logs/map_machine_events.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/map_machine_events.tsv"
+    threads: 1
+    resources:
+        # the real file: ~37k events, a few MB in memory
+        mem_mb=300,
+        runtime=5,
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/google2011_machine_events.py"
+
+
+rule map_placement_events:
+    input:
+        unpack(lambda wc: verified()),
+        events=lambda wc: [trace_file("task_events", s) for s in shard_stems("task_events")],
+    output:
+        PLACEMENT_EVENTS[0],
+    params:
+        # the co-location analysis's last instant: the shards after the one that passes it are not read
+        until_day=max(config["colocation"]["days"]),
+        code=code_digest("sources.contract", "trace", "io"),
+    log:
+        f"{RESULTS}/logs/map_placement_events.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/map_placement_events.tsv"
+    threads: 1
+    resources:
+        # the events up to the last instant: at the trace start (colocation.days [0]) the first shard's, read in
+        # part (peak 148–175 MB on the default run and the paper-scale slice, bench/memory.py); a later day reads
+        # every shard before it (unmeasured: ~10 MB per MB of csv.gz, as the maps)
+        mem_mb=lambda wc, input: int(280 + (10 * size_mb(input.events) if max(config["colocation"]["days"]) > 0 else 0)),
+        runtime=10,
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/google2011_placement_events.py"
 
 
 # The trace-driven placement's requests (task_events' submissions and requests) and machines (machine_events).

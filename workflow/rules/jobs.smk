@@ -22,40 +22,13 @@ TARGETS.append((("entities", "usage_series", "priorities", "group_events"), [f"{
 SUMMARY_PARTS.append((("entities", "usage_series", "priorities"), f"{RESULTS}/summary/beaumont_jobs.csv"))
 NEEDS["dominant_jobs"] = ("Dominant jobs by priority class (Beaumont et al. §3-5.1)", ("entities", "usage_series", "priorities"))
 NEEDS["job_durations"] = ("Job durations (Beaumont et al. §5.1, Table 3)", ("group_events",))
-JOB_WINDOWS = expand(f"{RESULTS}/map/task_usage/{{stem}}/job_windows.parquet", stem=map_batches("task_usage"))
-
-
-rule map_job_events:
-    input:
-        unpack(lambda wc: verified()),
-        shards=map_shards("job_events"),
-    output:
-        f"{RESULTS}/map/job_events/{{stem}}.parquet",
-    wildcard_constraints:
-        stem=MAP_RE,
-    params:
-        code=code_digest("analysis.jobs", "trace", "io"),
-    log:
-        f"{RESULTS}/logs/map_job_events/{{stem}}.log",
-    benchmark:
-        f"{RESULTS}/benchmarks/map_job_events/{{stem}}.tsv"
-    priority: PRIORITY_CRITICAL_PATH
-    threads: 1
-    resources:
-        # peak 165 MB (7.0 MB in) / 164 MB (9.9 MB in) on the default run / the paper-scale slice (bench/memory.py)
-        # 134 MB for a batch of 10 real shards of 0.1-0.8 MB (bench/map_batches.py)
-        mem_mb=batch_mem(250, 5, 1),
-        runtime=5,
-    conda:
-        "../../environment.yml"
-    script:
-        "../scripts/jobs_map_events.py"
 
 
 rule job_table:
     input:
-        task_pieces=expand(f"{RESULTS}/map/task_events/{{stem}}.parquet", stem=map_batches("task_events")),
-        job_pieces=expand(f"{RESULTS}/map/job_events/{{stem}}.parquet", stem=map_batches("job_events")),
+        # the contract's entity pieces and group events, as the source's rules file names them
+        task_pieces=lambda wc: ENTITY_PIECES,
+        job_pieces=lambda wc: GROUP_EVENTS,
     output:
         f"{RESULTS}/jobs/jobs.parquet",
     params:
@@ -82,7 +55,7 @@ rule job_table:
 
 rule dominant_jobs:
     input:
-        job_windows=JOB_WINDOWS,
+        job_windows=lambda wc: GROUP_WINDOWS,
         jobs=f"{RESULTS}/jobs/jobs.parquet",
     output:
         dominant=f"{RESULTS}/jobs/dominant_jobs.parquet",

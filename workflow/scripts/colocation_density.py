@@ -1,26 +1,16 @@
-"""Running tasks per machine at the configured instants, from the task_events shards read in order."""
-import polars as pl
-
-from colocate import rulescript, trace
+"""Running tasks per machine at the configured instants, from the contract's placement events."""
+from colocate import io, rulescript
 from colocate.analysis import colocation
 from colocate.report import summary
-
-COLUMNS = ["time", "job_id", "task_index", "machine_id", "event_type"]
+from colocate.sources.contract import ORIGIN_US
 
 
 def main(inputs, outputs, params, log):
-    last_at = trace.TRACE_START_US + int(max(params.days) * 86_400e6)
-    frames = []
-    for path in inputs.events:  # shards are in time order: stop at the first one past the last instant
-        events = trace.read_table(path, "task_events", COLUMNS)
-        frames.append(events.filter(pl.col("time") <= last_at))
-        if events.height and events["time"].max() > last_at:
-            break
-    events = pl.concat(frames)
+    events = io.read_contract(inputs.events, "placement_events")
     end = events["time"].max() if events.height else 0
-    days = [d for d in params.days if trace.TRACE_START_US + d * 86_400e6 <= end or d == 0]
+    days = [d for d in params.days if ORIGIN_US + d * 86_400e6 <= end or d == 0]
     if len(days) < len(params.days):
-        log.warning("instants after the last event read (%.3f days) left out: %s", (end - trace.TRACE_START_US) / 86_400e6,
+        log.warning("instants after the last event read (%.3f days) left out: %s", (end - ORIGIN_US) / 86_400e6,
                     sorted(set(params.days) - set(days)))
     table = colocation.density_over_time(events, days)
     table.write_csv(outputs.table)

@@ -13,7 +13,7 @@ def main(inputs, outputs, params, log):
     for path in inputs.shards:  # a shard at a time, its outputs kept in shard order
         usage = trace.read_table(path, "task_usage", mapreduce.USAGE_COLUMNS, float_dtype=pl.Float32)
         log.info("read %d records from %s", usage.height, path)
-        parts.append(mapreduce.map_task_usage(usage, p.buckets, windows))
+        parts.append(mapreduce.map_task_usage(usage, p.buckets, windows, consume=True))
         del usage
     records, job_windows, sampled = (pl.concat(kind) if len(kind) > 1 else kind[0] for kind in zip(*parts))
     del parts

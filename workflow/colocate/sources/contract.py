@@ -14,6 +14,10 @@ tables; the analyses know only what this module defines:
 - **capabilities** (:data:`CAPABILITIES`): what a trace may record, which an analysis may need; a source states
   which it has in a :class:`Capabilities` record, with its units, span and coverage (what was read out of what
   exists), and an analysis whose needs the source lacks is reported as not applicable to it;
+- **tables** (:data:`TABLES`): the canonical tables a source's rules file writes and names for the analyses
+  (usage records, entity pieces, group × window aggregates, sampled windows, group events, machine events,
+  placement events), each with its columns and the capabilities it serves; :func:`check_table` refuses one that
+  lacks a column or has another type, naming the file;
 - :class:`TraceFormatError`, the error of a trace file that does not follow its schema.
 """
 
@@ -29,7 +33,7 @@ import polars as pl
 
 __all__ = ["ORIGIN_US", "WINDOW_US", "WINDOWS_PER_DAY", "EventType", "FAILING_EVENTS", "MachineEventType",
            "CLASSES", "class_expr", "CAPABILITIES", "Capabilities", "TableCoverage", "TraceFormatError",
-           "window_of", "not_applicable_reason"]
+           "window_of", "not_applicable_reason", "ContractTable", "TABLES", "check_table"]
 
 #: Start of window 0 on the canonical clock, in µs (times before it happened before the trace).
 ORIGIN_US = 600_000_000
@@ -167,6 +171,72 @@ def not_applicable_reason(capabilities: Capabilities, needs: Iterable[str]) -> t
     why = "; ".join(capabilities.lacks_why[m] for m in missing if m in capabilities.lacks_why)
     reason = f"not applicable to {capabilities.trace}: needs {', '.join(missing)}" + (f" ({why})" if why else "")
     return reason, "; ".join(CAPABILITIES[m] for m in missing)
+
+
+@dataclass(frozen=True)
+class ContractTable:
+    """One of the contract's tables: the variable a source's rules file assigns its files to (a list, empty where the
+    source lacks it), the capabilities it serves, and its columns (name → Polars type; a source may add others)."""
+
+    variable: str
+    serves: tuple[str, ...]
+    columns: Mapping[str, pl.DataType]
+    about: str
+
+
+_I64, _I32, _F32, _F64 = pl.Int64(), pl.Int32(), pl.Float32(), pl.Float64()
+_KEY = {"job_id": _I64, "task_index": _I64}  # an entity: its group and its index in the group
+
+#: The canonical tables, by name. Times are µs on the canonical clock, usage and requests shares of a machine.
+TABLES: dict[str, ContractTable] = {
+    "usage_records": ContractTable(
+        "USAGE_RECORDS", ("entities", "usage_series"),
+        {"start_time": _I64, "end_time": _I64, **_KEY, "machine_id": _I64, "cpu_rate": _F32,
+         "canonical_memory_usage": _F32, "maximum_cpu_rate": _F32, "sampled_cpu_usage": _F32, "bucket": _I32},
+        "usage records: an entity's mean CPU (cpu_rate), its sampled or maximum usage (sampled_cpu_usage; which one "
+        "the capabilities' usage says) and memory over [start_time, end_time), in the entity's bucket"),
+    "entity_pieces": ContractTable(
+        "ENTITY_PIECES", ("entities",),
+        {**_KEY, "first_time": _I64, "priority": _I64, "scheduling_class": _I64, "cpu_request": _F32,
+         "memory_request": _F32, "first_schedule": _I64, "last_event": _I64, "failing": pl.Boolean(),
+         **{f"n_{e.name.lower()}": _I32 for e in EventType}, "bucket": _I32},
+        "entity pieces: per entity and file read, its first and last event, requests, priority, failing flag and "
+        "event counts (pieces of one entity are combined by the reduce)"),
+    "group_windows": ContractTable(
+        "GROUP_WINDOWS", ("entities", "usage_series", "priorities"),
+        {"job_id": _I64, "window": _I32, "n_tasks": _I32, "n_records": _I32, "cpu_sum": _F64, "mem_sum": _F64,
+         "cpu_p10": _F64, "cpu_p90": _F64},
+        "group × window aggregates: entities and records of a group in a window, their CPU and memory sums and "
+        "the 10th and 90th percentiles of entity CPU (Beaumont §3, §4.3, §5)"),
+    "sampled_windows": ContractTable(
+        "SAMPLED_WINDOWS", ("usage_series", "memory_usage"),
+        {"window": _I32, **_KEY, "machine_id": _I64, "cpu_rate": _F32, "canonical_memory_usage": _F32},
+        "the usage records of a few windows drawn per day, CPU beside memory (Beaumont §4.2)"),
+    "group_events": ContractTable(
+        "GROUP_EVENTS", ("group_events",),
+        {"job_id": _I64, "submit_us": _I64, "schedule_us": _I64, "end_us": _I64, "end_event": _I64},
+        "group pieces: per group and file read, its first submission and scheduling, its last end and the "
+        "end's EventType (Beaumont §5.1)"),
+    "machine_events": ContractTable(
+        "MACHINE_EVENTS", ("machine_events",),
+        {"time": _I64, "machine_id": _I64, "event_type": _I64},
+        "machine events in the trace's order: MachineEventType ADD, REMOVE, UPDATE (Beaumont §6)"),
+    "placement_events": ContractTable(
+        "PLACEMENT_EVENTS", ("placements",),
+        {"time": _I64, **_KEY, "machine_id": _I64, "event_type": _I64},
+        "entity events in the trace's order with the machine they concern (EventType), up to the last instant the "
+        "co-location analysis asks for"),
+}
+
+
+def check_table(table: str, schema: Mapping[str, pl.DataType], path: str | Path) -> None:
+    """Refuse a file of the contract's ``table`` whose ``schema`` lacks one of its columns or types one otherwise."""
+    expected = TABLES[table].columns
+    missing = [c for c in expected if c not in schema]
+    wrong = [f"{c} is {schema[c]}, not {t}" for c, t in expected.items() if c in schema and schema[c] != t]
+    if missing or wrong:
+        problems = ([f"lacks column(s) {missing}"] if missing else []) + wrong
+        raise TraceFormatError(path, f"not the contract's {table} table: {'; '.join(problems)}")
 
 
 class TraceFormatError(ValueError):
