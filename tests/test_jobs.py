@@ -456,14 +456,16 @@ def test_summary_rows_say_when_the_job_events_end_early_instead_of_judging_censo
 
 def test_rows_fed_by_less_than_a_day_of_task_usage_are_shown_not_judged():
     """The shipped sample's 5 minutes of task_usage: Beaumont's 29-day statistics are shown with the reason, not
-    judged; Table 3 (job_events) keeps its own rule; a day of windows is judged as before."""
+    judged, Table 3's medians too (job_events give their durations, but of the jobs D found in that one window: the
+    oldest, longest-running ones); a day of windows is judged as before."""
     short = {r["quantity"]: r for r in jobs.summary_rows(**_summary_inputs(), usage_windows=1).iter_rows(named=True)}
     alive = short["Table 1: share of alive jobs (mean)"]
     assert alive["within"] is None and alive["tolerance"] is None and not alive["cause"]
     assert alive["note"] == "too little data: task_usage spans 1 window (5 min); not judged" and alive["ours"] == "0.3"
     assert "too little data: task_usage spans 1 window" in short["|D|, share of all jobs"]["note"]
     assert short["|D|, share of all jobs"]["note"].startswith("of 1,000 jobs; ")
-    assert short["Table 3: median duration of production jobs (min)"]["within"] is False  # job_events: judged
+    median = short["Table 3: median duration of production jobs (min)"]
+    assert median["within"] is None and "too little data: task_usage spans 1 window" in median["note"]
     assert short["Table 3: production jobs running the whole trace"]["within"] is None  # task_usage: not judged
     day = {r["quantity"]: r for r in jobs.summary_rows(**_summary_inputs(), usage_windows=288).iter_rows(named=True)}
     assert day["Table 1: share of alive jobs (mean)"]["within"] is False

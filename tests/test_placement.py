@@ -761,6 +761,29 @@ def test_trace_requests_scale_to_the_offered_load(lifetime):
     assert wl.demand.shape == (100, 2)
 
 
+def test_trace_requests_span_the_submissions_of_task_events_not_only_the_tasks_usage_saw():
+    """A partial trace: the task table holds only the tasks of the first 5-minute window (all submitted at once),
+    but task_events holds 50 minutes of submissions. The requests are drawn over those; a task the table lacks
+    takes its lifetime from its events (SCHEDULE to end), and the facts count both kinds."""
+    rng = np.random.default_rng(0)
+    events, stats_, machines = trace_frames(rng)
+    first_window = stats_.join(events.filter((pl.col("event_type") == 0) & (pl.col("time") < 600e6 + 300e6)),
+                               on=["job_id", "task_index"], how="semi").filter(pl.col("job_id") != 999)  # placeable ones
+    assert 0 < first_window.height < stats_.height
+    nodes = pw.trace_nodes(machines, 6, np.random.default_rng(1))
+    arrivals = pw.task_arrivals(events)
+    req, facts = pw.trace_requests(arrivals, first_window, nodes, n_requests=300, offered_load=0.6, lifetime="usage",
+                                   rng=np.random.default_rng(2))
+    assert req.height == 300 and facts["tasks_too_big"] == 1  # every placeable task drawn
+    assert facts["lifetimes_from_usage"] == first_window.height and facts["lifetimes_from_events"] == 300 - first_window.height
+    assert facts["submit_span_h"] == pytest.approx(299 * 10 / 3600)  # a submission every 10 s
+    table = req.join(first_window, on=["job_id", "task_index"], how="left")
+    assert (table.filter(pl.col("n_records").is_not_null())["lifetime"] == 4 * 300.0).all()
+    ends = pw.task_arrivals(events).select("job_id", "task_index", ((pl.col("end") - pl.col("schedule")) / 1e6).alias("events_life"))
+    rest = table.filter(pl.col("n_records").is_null()).join(ends, on=["job_id", "task_index"])
+    assert rest.height == 300 - first_window.height and (rest["lifetime"] == rest["events_life"]).all()
+
+
 def test_trace_bad_settings_name_the_key():
     rng = np.random.default_rng(0)
     events, stats_, machines = trace_frames(rng)

@@ -82,6 +82,36 @@ def test_only_whole_directories_are_replaced_the_longest_first():
     assert out["cells"][1]["outputs"][0]["text"] == ["./a <workflow>/run.bak <workflow>/other <workflow>/runner <workflow>\n"]
 
 
+def test_a_notebook_that_stopped_for_too_little_data_keeps_its_reason_without_a_traceback():
+    """The stop (SystemExit(0) after the reason is shown) is not an error: its output goes; any other error stays."""
+    nb = executed("/w/run", "t", "x")
+    reason = {"output_type": "display_data", "metadata": {}, "data": {"text/markdown": ["**insufficient data.** …"]}}
+    stop = {"output_type": "error", "ename": "SystemExit", "evalue": "0",
+            "traceback": ["An exception has occurred, use %tb to see the full traceback.\n", "SystemExit: 0\n"]}
+    failure = {"output_type": "error", "ename": "SystemExit", "evalue": "1", "traceback": ["SystemExit: 1\n"]}
+    nb["cells"][1]["outputs"] = [reason, stop]
+    assert notebooks.normalise(nb)["cells"][1]["outputs"] == [reason]
+    assert "SystemExit" not in notebooks.to_html(notebooks.normalise(nb))
+    nb["cells"][1]["outputs"] = [reason, failure]
+    assert notebooks.normalise(nb)["cells"][1]["outputs"] == [reason, failure]
+
+
+def test_prints_split_across_stream_messages_are_kept_as_one_output():
+    """The kernel splits a cell's prints into messages as it flushes: the same prints kept alike either way."""
+    nb = executed("/w/run", "t", "x")
+    whole = {"name": "stdout", "output_type": "stream", "text": ["GPA  machines 40\n", "ABP  machines 41\n"]}
+    split = [{"name": "stdout", "output_type": "stream", "text": ["GPA  machines 40\n"]},
+             {"name": "stdout", "output_type": "stream", "text": "ABP  machines 41\n"}]
+    err = {"name": "stderr", "output_type": "stream", "text": ["warning\n"]}
+    kept = []
+    for outputs in ([whole, err], [*split, err]):
+        nb["cells"][1]["outputs"] = copy.deepcopy(outputs)
+        kept.append(notebooks.dumps(notebooks.normalise(nb)))
+    assert kept[0] == kept[1]
+    nb["cells"][1]["outputs"] = [split[0], err, split[1]]  # not adjacent: kept apart
+    assert len(notebooks.normalise(nb)["cells"][1]["outputs"]) == 3
+
+
 def test_html_shows_sources_outputs_and_figures_the_same_way_each_time():
     """The report's copy: every cell's source and text output, each PNG as an inline image; no run time."""
     png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="

@@ -257,3 +257,58 @@ def test_within_is_a_python_bool_even_with_numpy_tolerances():
 
     c = compare("2e-6", np.float64(9.95e-6), Compare(tolerance=absolute(np.float64(2.55e-6), "2 SE")))
     assert c["within"] is False  # callers test `is False` to attach a cause
+
+
+# ----------------------------------------------------------------------------- what the run read
+
+
+def partial_record() -> dict:
+    """A capabilities record as a partial local copy writes it: 17 of 500 task_events shards (14 missing), one
+    task_usage shard cut to one window, every job_events and machine_events shard."""
+    events = [f"part-{i:05d}-of-00500" for i in range(18) if i != 14]
+    return {
+        "trace": "Google 2011 (a local copy)", "entity": "task", "group": "job", "span_windows": 8352,
+        "coverage": [
+            {"table": "job_events", "read": 500, "of": 500, "files": [f"part-{i:05d}-of-00500" for i in range(500)],
+             "maps_to": ["group_events"], "whole": True},
+            {"table": "task_events", "read": 17, "of": 500, "files": events, "maps_to": ["entity_pieces", "placement_events"],
+             "whole": False},
+            {"table": "machine_events", "read": 1, "of": 1, "files": ["part-00000-of-00001"], "maps_to": ["machine_events"],
+             "whole": True},
+            {"table": "task_usage", "read": 1, "of": 500, "files": ["part-00000-of-00500"],
+             "maps_to": ["usage_records", "group_windows", "sampled_windows"], "whole": False},
+        ],
+        "read": {"usage_records": {"rows": 10000, "first_window": 0, "last_window": 0, "first_h": 0.0, "last_h": 0.0},
+                 "entity_pieces": {"rows": 2_500_000, "first_h": -0.1667, "last_h": 25.02},
+                 "group_events": {"rows": 670_000, "first_h": -0.1667, "last_h": 695.9},
+                 "machine_events": {"rows": 37_780, "first_h": -0.1667, "last_h": 695.8}},
+    }
+
+
+def test_the_coverage_names_the_files_read_the_missing_ones_and_the_span_of_each_table():
+    table, notes = summary.coverage(partial_record())
+    rows = {r["table"]: r for r in table.iter_rows(named=True)}
+    assert rows["task_events"]["files read"] == "17 of 500" and rows["task_events"]["parts read"] == "0–13, 15–17"
+    assert rows["task_events"]["missing between them"] == "14"
+    assert (rows["task_events"]["rows"], rows["task_events"]["to (h)"]) == (2_500_000, 25.02)
+    assert rows["job_events"]["parts read"] == "0–499" and rows["job_events"]["missing between them"] == ""
+    assert (rows["task_usage"]["rows"], rows["task_usage"]["from (h)"], rows["task_usage"]["to (h)"]) == (10000, 0.0, 0.0)
+    shares, usage = notes  # in the order of the tables
+    assert usage.startswith("task_usage spans windows 0–0: 1 five-minute window (0.0833 h) of the trace's 8,352: not every file")
+    assert "may hold only part of their records" in usage
+    assert "depend on how much of task_events was read: 17 of 500 files" in shares
+    page = summary.render([], run="local-copy", read=partial_record())
+    assert page.index("## What this run read") < page.index("task_usage spans")
+    assert "| task_events | 17 of 500 | 0–13, 15–17 | 14 | 2,500,000 | -0.1667 | 25.02 |" in page
+
+
+def test_a_whole_table_says_its_windows_are_whole_and_no_share_depends_on_what_was_read():
+    record = partial_record()
+    for c in record["coverage"]:
+        c["read"], c["of"], c["whole"] = 500, 500, True
+        c["files"] = [f"part-{i:05d}-of-00500" for i in range(500)]
+    record["read"]["usage_records"].update(last_window=8351)
+    _, notes = summary.coverage(record)
+    assert notes == ["task_usage spans windows 0–8351: 8,352 five-minute windows (696 h) of the trace's 8,352: every file "
+                     "read, so every window whole."]
+    assert summary._ranges([0, 1, 2, 5, 7, 8]) == "0–2, 5, 7–8" and summary._part_indices(["vmtable.csv"]) is None

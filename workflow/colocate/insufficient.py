@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -201,4 +202,7 @@ def stop_notebook_if_lacking(inputs: Iterable, outputs: Iterable, analysis: str)
         display(Markdown(f"**{status.status}.** {_explained(status)}\n\nIt needs: {status.needs}\n\nThe notebook stops here."))
     except ImportError:  # pragma: no cover - notebooks always have IPython
         print(status)
+    # IPython warns "To exit: use 'exit', …" on a SystemExit in a cell: this stop is meant (the kept copy drops
+    # the exit's own output too, colocate.report.notebooks)
+    warnings.filterwarnings("ignore", message="To exit: use", category=UserWarning)
     raise SystemExit(0)

@@ -5,6 +5,8 @@
 rule summary:
     input:
         parts=summary_parts(),
+        # what the run read: the page begins with it
+        capabilities=f"{RESULTS}/trace/capabilities.json",
         # Markdown sections appended to the page as they are (the cross-trace table of a run on another trace)
         sections=[] if SRC.paper_trace else [f"{RESULTS}/summary/cross_trace.md"],
         # every output of the run: the summary lists the analyses that lacked data, with their reasons
@@ -56,17 +58,28 @@ rule not_applicable:
         "../scripts/not_applicable.py"
 
 
+def contract_tables_read():
+    """The files of each of the contract's tables the run's source writes and has what it serves for: {table: files}
+    (a table the analyses read; no map runs only for the capabilities record)."""
+    files = {"usage_records": USAGE_RECORDS, "entity_pieces": ENTITY_PIECES, "group_windows": GROUP_WINDOWS,
+             "sampled_windows": SAMPLED_WINDOWS, "group_events": GROUP_EVENTS, "machine_events": MACHINE_EVENTS,
+             "placement_events": PLACEMENT_EVENTS}
+    serves = {name: table.serves for name, table in _contract.TABLES.items()}
+    # the shared reduce reads usage records and entity pieces together
+    serves["usage_records"] = serves["entity_pieces"] = ("entities", "usage_series")
+    return {name: paths for name, paths in files.items() if paths and CAPABILITIES.supports(serves[name])}
+
+
 rule source_capabilities:
     input:
-        # the contract's tables as the source's map wrote them: their footers give the rows and windows read
-        # (where the shared reduce reads them: no map runs only for this record)
-        records=lambda wc: USAGE_RECORDS if CAPABILITIES.supports(["entities", "usage_series"]) else [],
-        pieces=lambda wc: ENTITY_PIECES if CAPABILITIES.supports(["entities", "usage_series"]) else [],
+        # the contract's tables as the source's map wrote them: their footers give the rows and span read
+        unpack(lambda wc: contract_tables_read()),
     output:
         f"{RESULTS}/trace/capabilities.json",
     params:
         # what the run's source records and which of its files this run reads (colocate.sources.contract)
         record=CAPABILITIES.to_json(),
+        tables=lambda wc: sorted(contract_tables_read()),
         code=code_digest("sources.contract", "io"),
     log:
         f"{RESULTS}/logs/source_capabilities.log",

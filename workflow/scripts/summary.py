@@ -1,5 +1,6 @@
 """Assemble results/<run>/summary.csv (one row per compared quantity) and summary.md from the per-analysis parts
 and the status of every output."""
+import json
 from pathlib import Path
 
 import polars as pl
@@ -18,7 +19,8 @@ def main(inputs, outputs, params, log):
         table = summary.another_trace(table, params.another_trace)
     table.write_csv(outputs.table)
     sections = [Path(p).read_text() for p in inputs.sections]
-    Path(outputs.page).write_text(summary.render([table], run=params.run, skipped=skipped) + "".join(f"\n{s}" for s in sections))
+    read = json.loads(Path(inputs.capabilities).read_text())
+    Path(outputs.page).write_text(summary.render([table], run=params.run, skipped=skipped, read=read) + "".join(f"\n{s}" for s in sections))
     log.info("%d parts, %d analyses lacked data\n%s", len(parts), skipped.height, summary.agreement(table))
 
 

@@ -4,7 +4,9 @@ Snakemake's ``notebook:`` directive writes the executed copy through papermill, 
 two runs of the same inputs: execution times (papermill's and the kernel's, per cell and for the notebook),
 papermill's temporary input path, and the preamble cell Snakemake injects (the run's absolute paths and
 the job pickled, under a random cell id). :func:`normalise` takes these out; outputs keep their text,
-with the run's directories replaced by relative names.
+with the run's directories replaced by relative names, and a stream's adjacent outputs as one (the kernel's
+flushes split them at random). A notebook that stopped for too little data keeps the reason it showed, without
+the ``SystemExit`` the stop raised.
 """
 
 from __future__ import annotations
@@ -70,8 +72,31 @@ def normalise(nb: Mapping[str, Any], paths: Mapping[str, str] | None = None) -> 
             cell["id"] = PREAMBLE_TAG
             cell["source"] = PREAMBLE_NOTE
         if "outputs" in cell:
-            cell["outputs"] = _replace(cell["outputs"], pairs)
+            cell["outputs"] = _replace(_coalesce_streams([o for o in cell["outputs"] if not _clean_stop(o)]), pairs)
     return out
+
+
+def _coalesce_streams(outputs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Adjacent ``stream`` outputs of the same stream (stdout, stderr) as one: how the kernel splits a cell's
+    printing into messages depends on when it flushes, so the same prints can arrive in one output or two."""
+    out: list[dict[str, Any]] = []
+    for o in outputs:
+        if o.get("output_type") == "stream" and out and out[-1].get("output_type") == "stream" and out[-1].get("name") == o.get("name"):
+            text = "".join(_lines(out[-1]["text"]) + _lines(o["text"]))
+            out[-1] = {**out[-1], "text": text.splitlines(keepends=True)}
+        else:
+            out.append(o)
+    return out
+
+
+def _lines(text: str | list[str]) -> list[str]:
+    return [text] if isinstance(text, str) else list(text)
+
+
+def _clean_stop(output: Mapping[str, Any]) -> bool:
+    """The error output of a notebook that stopped on purpose (``SystemExit(0)``, raised by
+    :func:`colocate.insufficient.stop_notebook_if_lacking` after showing why): not an error, so not kept."""
+    return output.get("output_type") == "error" and output.get("ename") == "SystemExit" and output.get("evalue") == "0"
 
 
 def dumps(nb: Mapping[str, Any]) -> str:

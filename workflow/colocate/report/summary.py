@@ -200,6 +200,66 @@ def update_readme(readme: str, table: pl.DataFrame) -> str:
     return readme[:start] + "\n" + differences(table) + readme[end:]
 
 
+def _ranges(indices: Iterable[int]) -> str:
+    """``[0, 1, 2, 5, 7, 8]`` → ``"0–2, 5, 7–8"``."""
+    out, run = [], []
+    for i in sorted(indices):
+        if run and i != run[-1] + 1:
+            out.append(run)
+            run = []
+        run.append(i)
+    out += [run] if run else []
+    return ", ".join(str(r[0]) if len(r) == 1 else f"{r[0]}–{r[-1]}" for r in out)
+
+
+def _part_indices(files: Iterable[str]) -> list[int] | None:
+    """The part numbers of files named ``…N-of-M`` (the 2011 trace's ``part-00014-of-00500``), None otherwise."""
+    found = [re.search(r"(\d+)-of-\d+$", f) for f in files]
+    return [int(m.group(1)) for m in found] if found and all(found) else None
+
+
+def coverage(record: dict) -> tuple[pl.DataFrame, list[str]]:
+    """What a run read, from its capabilities record (``trace/capabilities.json``, :mod:`colocate.sources.contract`):
+    one row per table of the trace (files read of how many, the parts read and those missing between them, and the
+    rows and span of the first of the contract's tables it is mapped to), and notes on what that implies: whether
+    the usage covers whole windows, and which counts and shares depend on how much was read."""
+    read = record.get("read", {})
+    rows, notes = [], []
+    for c in record.get("coverage", []):
+        parts = _part_indices(c["files"])
+        missing = sorted(set(range(min(parts), max(parts) + 1)) - set(parts)) if parts else []
+        mapped = next((read[t] for t in c.get("maps_to", []) if t in read), {})
+        rows.append({"table": c["table"], "files read": f"{c['read']:,} of {c['of']:,}" if c["of"] is not None else f"{c['read']:,}",
+                     "parts read": _ranges(parts) if parts else "", "missing between them": _ranges(missing),
+                     "rows": mapped.get("rows"), "from (h)": mapped.get("first_h"), "to (h)": mapped.get("last_h")})
+        if "usage_records" in c.get("maps_to", []) and "first_window" in read.get("usage_records", {}):
+            u = read["usage_records"]
+            n = u["last_window"] - u["first_window"] + 1
+            span = f"{c['table']} spans windows {u['first_window']}–{u['last_window']}: {n:,} five-minute window{'' if n == 1 else 's'}"
+            span += f" ({n / 12:.3g} h)" + (f" of the trace's {record['span_windows']:,}" if record.get("span_windows") else "")
+            notes.append(span + (": every file read, so every window whole." if c["whole"] else
+                                 ": not every file read, so the windows at either end of the span, and any beside a "
+                                 "missing file, may hold only part of their records."))
+        if "entity_pieces" in c.get("maps_to", []) and c["read"] and not c["whole"]:
+            notes.append(f"Counts and shares over {record.get('entity', 'task')}s and {record.get('group', 'job')}s (how "
+                         f"many were dropped as failing, {record.get('entity', 'task')}s per {record.get('group', 'job')}, "
+                         f"class shares) depend on how much of {c['table']} was read: {c['read']:,} of "
+                         f"{c['of'] if c['of'] is not None else 'an unknown number of'} files.")
+    schema = {"table": pl.String, "files read": pl.String, "parts read": pl.String, "missing between them": pl.String,
+              "rows": pl.Int64, "from (h)": pl.Float64, "to (h)": pl.Float64}
+    return pl.DataFrame(rows, schema=schema), notes
+
+
+def _coverage_lines(record: dict) -> list[str]:
+    table, notes = coverage(record)
+    lines = ["## What this run read", "", f"Trace: {record.get('trace', '')}; times in hours from its start "
+             "(negative: before it). Rows and span are those of the tables the analyses read, mapped from each.", "",
+             "| " + " | ".join(table.columns) + " |", "|" + "---|" * table.width]
+    for r in table.iter_rows():
+        lines.append("| " + " | ".join(_cell(_fmt(v)) if v is not None else "" for v in r) + " |")
+    return [*lines, "", *(f"- {n}" for n in notes), *([""] if notes else [])]
+
+
 def _agrees(r: dict) -> str:
     if r["scale_dependent"]:
         return "count"
@@ -213,15 +273,19 @@ def render(
     title: str = "Reproduced numbers beside the papers'",
     run: str | None = None,
     skipped: pl.DataFrame | None = None,
+    read: dict | None = None,
 ) -> str:
-    """One Markdown page: the run it shows, a table per section, then the analyses that lacked data.
+    """One Markdown page: the run it shows, what it read, a table per section, then the analyses that lacked data.
 
     ``skipped`` has one row per analysis that could not run on this trace (``analysis``, ``origin``, the
-    analysis that found the data lacking, ``reason``, ``needs``; see :mod:`colocate.insufficient`).
+    analysis that found the data lacking, ``reason``, ``needs``; see :mod:`colocate.insufficient`). ``read`` is
+    the run's capabilities record (:func:`coverage`).
     """
     lines = [f"# {title}", ""]
     if run:
         lines += [f"Run: `{run}` (every output of this run is under `results/{run}/`).", ""]
+    if read:
+        lines += _coverage_lines(read)
     table = combine(parts)
     if table.height:
         lines += ["## Agreement", "", "Rows within their tolerance (see summary.csv for each row's tolerance and reason);",

@@ -329,9 +329,11 @@ def trace_requests(
 ) -> tuple[pl.DataFrame, dict[str, float]]:
     """A two-resource request stream (cpu, memory) from the trace, replayed at a given offered CPU load.
 
-    The population is the tasks of the task table (kept by the reduce) with a SUBMIT event and
-    positive requests. Lifetimes are ``n_records × 300 s`` (``lifetime="usage"``, the task table)
-    or last terminal event − first SCHEDULE (``"events"``). ``n_requests`` tasks are drawn
+    The population is every task submitted in the task_events read (a SUBMIT event) with positive
+    requests, over the span of those events, not only the tasks task_usage saw. Lifetimes are
+    ``n_records × 300 s`` where the task table (kept by the reduce) has the task and otherwise last
+    terminal event − first SCHEDULE (``lifetime="usage"``), or always the latter (``"events"``); a task
+    with neither is left out. ``n_requests`` tasks are drawn
     without replacement, ordered by submit time; requests larger than every node on some
     resource are dropped (no policy could place them). The arrival times are then scaled by one
     factor so that the offered CPU load on the nodes, Σ_k cpu_k L_k / (T · Σ_n cpu_n), equals
@@ -344,7 +346,10 @@ def trace_requests(
         raise ConfigError(f"placement.trace.lifetime: 'usage' or 'events', got {lifetime!r}")
     cap = nodes.select("cpus", "memory").to_numpy()
     eligible, too_big = _placeable_tasks(arrivals, task_stats, lifetime, cap)
-    return replay_requests(eligible, too_big, cap, n_requests=n_requests, offered_load=offered_load, rng=rng)
+    frame, facts = replay_requests(eligible, too_big, cap, n_requests=n_requests, offered_load=offered_load, rng=rng)
+    from_usage = int(eligible["from_usage"].sum())
+    return frame, {**facts, "lifetimes_from_usage": float(from_usage), "lifetimes_from_events": float(eligible.height - from_usage),
+                   "submit_span_h": float(eligible["submit"].max() - eligible["submit"].min()) / 3.6e9}
 
 
 def replay_requests(
@@ -409,12 +414,12 @@ def placeable(tasks: pl.DataFrame, cap: np.ndarray) -> tuple[pl.DataFrame, int]:
 def _placeable_tasks(
     arrivals: pl.DataFrame, task_stats: pl.DataFrame, lifetime: str, cap: np.ndarray
 ) -> tuple[pl.DataFrame, int]:
-    """Tasks with a SUBMIT, positive requests and lifetime that fit some node, by submit time; and how many don't fit."""
-    tasks = arrivals.join(task_stats.select("job_id", "task_index", "n_records"), on=["job_id", "task_index"])
-    if lifetime == "usage":
-        tasks = tasks.with_columns(lifetime=pl.col("n_records").cast(pl.Float64) * WINDOW_S)
-    else:
-        tasks = tasks.with_columns(lifetime=(pl.col("end") - pl.col("schedule")).cast(pl.Float64) / 1e6)
+    """Tasks with a SUBMIT, positive requests and lifetime that fit some node, by submit time (``from_usage``: the
+    lifetime is the task table's); and how many don't fit."""
+    tasks = arrivals.join(task_stats.select("job_id", "task_index", "n_records"), on=["job_id", "task_index"], how="left")
+    from_events = (pl.col("end") - pl.col("schedule")).cast(pl.Float64) / 1e6
+    from_usage = pl.col("n_records").cast(pl.Float64) * WINDOW_S if lifetime == "usage" else pl.lit(None, pl.Float64)
+    tasks = tasks.with_columns(lifetime=pl.coalesce(from_usage, from_events), from_usage=from_usage.is_not_null())
     tasks = (
         tasks.drop_nulls(["lifetime", "cpu_request", "memory_request"])
         .filter((pl.col("lifetime") > 0) & (pl.col("cpu_request") > 0) & (pl.col("memory_request") > 0))
@@ -423,8 +428,9 @@ def _placeable_tasks(
     eligible, too_big = placeable(tasks, cap)
     require(
         eligible.height >= 2,
-        f"only {eligible.height} task(s) of the task table have a SUBMIT event, requests and a lifetime",
-        "task_events and task_usage of the same tasks, at least two of them placeable",
+        f"only {eligible.height} task(s) have a SUBMIT event, requests and a lifetime (in the task table, or a SCHEDULE "
+        "and an end in task_events)",
+        "task_events with at least two placeable tasks submitted, and their usage or ends",
     )
     return eligible, too_big
 

@@ -140,7 +140,7 @@ class SourceBase:
 
     def coverage(self, table: str) -> TableCoverage:
         stems = self.stems(table)
-        return TableCoverage(table, len(stems), self.total(table), tuple(stems))
+        return TableCoverage(table, len(stems), self.total(table), tuple(stems), tuple(self.maps.get(table, ())))
 
     def whole(self, table: str) -> bool:
         """Whether this run reads every file of ``table``."""
@@ -149,6 +149,8 @@ class SourceBase:
     # ------------------------------------------------------------------ what the trace records
     #: Capabilities by the table that gives them.
     gives: Mapping[str, tuple[str, ...]] = {}
+    #: The contract's tables (colocate.sources.contract.TABLES) each of its tables is mapped to, by its rules file.
+    maps: Mapping[str, tuple[str, ...]] = {}
     #: Why the trace lacks a capability it never has (beyond a table not read).
     never_why: Mapping[str, str] = {}
     entity, group, usage, units = "task", "job", "inst", ""

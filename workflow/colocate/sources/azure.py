@@ -334,6 +334,7 @@ class Azure(SourceBase):
     family = "azure"
     tables = AZURE_TABLES
     gives = {"vm_cpu_readings": ("usage_series",), "vmtable": ("entities", "arrivals")}
+    maps = {"vm_cpu_readings": ("usage_records",), "vmtable": ("entity_pieces",)}
     never_why = {
         "machine_events": "the Azure VM traces record VMs, not the hosts they run on: there are no machine events",
         "priorities": "a VM belongs to no job and has no priority (vmcategory, Interactive or Delay-insensitive, is "

@@ -114,6 +114,8 @@ class TableCoverage:
     read: int
     of: int | None
     files: tuple[str, ...] = ()
+    #: The contract's tables (:data:`TABLES`) the source maps it to.
+    maps_to: tuple[str, ...] = ()
 
     @property
     def whole(self) -> bool:
@@ -158,7 +160,8 @@ class Capabilities:
         record["has"] = sorted(self.has)
         record["lacks"] = sorted(set(CAPABILITIES) - set(self.has))
         record["lacks_why"] = dict(sorted(self.lacks_why.items()))
-        record["coverage"] = [{**asdict(c), "files": list(c.files), "whole": c.whole} for c in self.coverage]
+        record["coverage"] = [{**asdict(c), "files": list(c.files), "maps_to": list(c.maps_to), "whole": c.whole}
+                              for c in self.coverage]
         return json.dumps(record, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
 
 
@@ -182,6 +185,8 @@ class ContractTable:
     serves: tuple[str, ...]
     columns: Mapping[str, pl.DataType]
     about: str
+    #: The column whose least and greatest values give the span read: a time in µs, or a ``window``.
+    time: str | None = None
 
 
 _I64, _I32, _F32, _F64 = pl.Int64(), pl.Int32(), pl.Float32(), pl.Float64()
@@ -194,38 +199,38 @@ TABLES: dict[str, ContractTable] = {
         {"start_time": _I64, "end_time": _I64, **_KEY, "machine_id": _I64, "cpu_rate": _F32,
          "canonical_memory_usage": _F32, "maximum_cpu_rate": _F32, "sampled_cpu_usage": _F32, "bucket": _I32},
         "usage records: an entity's mean CPU (cpu_rate), its sampled or maximum usage (sampled_cpu_usage; which one "
-        "the capabilities' usage says) and memory over [start_time, end_time), in the entity's bucket"),
+        "the capabilities' usage says) and memory over [start_time, end_time), in the entity's bucket", "start_time"),
     "entity_pieces": ContractTable(
         "ENTITY_PIECES", ("entities",),
         {**_KEY, "first_time": _I64, "priority": _I64, "scheduling_class": _I64, "cpu_request": _F32,
          "memory_request": _F32, "first_schedule": _I64, "last_event": _I64, "failing": pl.Boolean(),
          **{f"n_{e.name.lower()}": _I32 for e in EventType}, "bucket": _I32},
         "entity pieces: per entity and file read, its first and last event, requests, priority, failing flag and "
-        "event counts (pieces of one entity are combined by the reduce)"),
+        "event counts (pieces of one entity are combined by the reduce)", "first_time"),
     "group_windows": ContractTable(
         "GROUP_WINDOWS", ("entities", "usage_series", "priorities"),
         {"job_id": _I64, "window": _I32, "n_tasks": _I32, "n_records": _I32, "cpu_sum": _F64, "mem_sum": _F64,
          "cpu_p10": _F64, "cpu_p90": _F64},
         "group × window aggregates: entities and records of a group in a window, their CPU and memory sums and "
-        "the 10th and 90th percentiles of entity CPU (Beaumont §3, §4.3, §5)"),
+        "the 10th and 90th percentiles of entity CPU (Beaumont §3, §4.3, §5)", "window"),
     "sampled_windows": ContractTable(
         "SAMPLED_WINDOWS", ("usage_series", "memory_usage"),
         {"window": _I32, **_KEY, "machine_id": _I64, "cpu_rate": _F32, "canonical_memory_usage": _F32},
-        "the usage records of a few windows drawn per day, CPU beside memory (Beaumont §4.2)"),
+        "the usage records of a few windows drawn per day, CPU beside memory (Beaumont §4.2)", "window"),
     "group_events": ContractTable(
         "GROUP_EVENTS", ("group_events",),
         {"job_id": _I64, "submit_us": _I64, "schedule_us": _I64, "end_us": _I64, "end_event": _I64},
         "group pieces: per group and file read, its first submission and scheduling, its last end and the "
-        "end's EventType (Beaumont §5.1)"),
+        "end's EventType (Beaumont §5.1)", "submit_us"),
     "machine_events": ContractTable(
         "MACHINE_EVENTS", ("machine_events",),
         {"time": _I64, "machine_id": _I64, "event_type": _I64},
-        "machine events in the trace's order: MachineEventType ADD, REMOVE, UPDATE (Beaumont §6)"),
+        "machine events in the trace's order: MachineEventType ADD, REMOVE, UPDATE (Beaumont §6)", "time"),
     "placement_events": ContractTable(
         "PLACEMENT_EVENTS", ("placements",),
         {"time": _I64, **_KEY, "machine_id": _I64, "event_type": _I64},
         "entity events in the trace's order with the machine they concern (EventType), up to the last instant the "
-        "co-location analysis asks for"),
+        "co-location analysis asks for", "time"),
 }
 
 

@@ -31,9 +31,16 @@ class Google2011(SourceBase):
         "job_events": ("group_events",),
         "machine_events": ("machine_events",),
     }
+    maps = {
+        "task_events": ("entity_pieces", "placement_events"),
+        "task_usage": ("usage_records", "group_windows", "sampled_windows"),
+        "job_events": ("group_events",),
+        "machine_events": ("machine_events",),
+    }
     units = "CPU and memory as shares of the largest machine (the trace's normalisation)"
     file_word = "shards"
-    #: requests drawn among the tasks with usage, onto the machines of machine_events
+    #: requests drawn among the tasks submitted, their lifetimes from their usage where the task table has them,
+    #: onto the machines of machine_events
     placement_needs = ("arrivals", "usage_series", "machine_events")
     #: The tables a local copy is checked against its SHA256SUM for (what the analyses read).
     verified_tables = ("task_events", "task_usage", "job_events", "machine_events")
