@@ -277,6 +277,7 @@ def partial_record() -> dict:
              "whole": True},
             {"table": "task_usage", "read": 1, "of": 500, "files": ["part-00000-of-00500"],
              "maps_to": ["usage_records", "group_windows", "sampled_windows"], "whole": False},
+            {"table": "machine_attributes", "read": 0, "of": 1, "files": [], "maps_to": [], "whole": False},
         ],
         "read": {"usage_records": {"rows": 10000, "first_window": 0, "last_window": 0, "first_h": 0.0, "last_h": 0.0},
                  "entity_pieces": {"rows": 2_500_000, "first_h": -0.1667, "last_h": 25.02},
@@ -292,6 +293,7 @@ def test_the_coverage_names_the_files_read_the_missing_ones_and_the_span_of_each
     assert rows["task_events"]["missing between them"] == "14"
     assert (rows["task_events"]["rows"], rows["task_events"]["to (h)"]) == (2_500_000, 25.02)
     assert rows["job_events"]["parts read"] == "0–499" and rows["job_events"]["missing between them"] == ""
+    assert "machine_attributes" not in rows  # a table no analysis reads
     assert (rows["task_usage"]["rows"], rows["task_usage"]["from (h)"], rows["task_usage"]["to (h)"]) == (10000, 0.0, 0.0)
     shares, usage = notes  # in the order of the tables
     assert usage.startswith("task_usage spans windows 0–0: 1 five-minute window (0.0833 h) of the trace's 8,352: not every file")

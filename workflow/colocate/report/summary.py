@@ -226,6 +226,8 @@ def coverage(record: dict) -> tuple[pl.DataFrame, list[str]]:
     read = record.get("read", {})
     rows, notes = [], []
     for c in record.get("coverage", []):
+        if not c["read"] and not c.get("maps_to"):
+            continue  # a table of the trace the analyses do not read (the 2011 machine_attributes)
         parts = _part_indices(c["files"])
         missing = sorted(set(range(min(parts), max(parts) + 1)) - set(parts)) if parts else []
         mapped = next((read[t] for t in c.get("maps_to", []) if t in read), {})
@@ -256,7 +258,7 @@ def _coverage_lines(record: dict) -> list[str]:
              "(negative: before it). Rows and span are those of the tables the analyses read, mapped from each.", "",
              "| " + " | ".join(table.columns) + " |", "|" + "---|" * table.width]
     for r in table.iter_rows():
-        lines.append("| " + " | ".join(_cell(_fmt(v)) if v is not None else "" for v in r) + " |")
+        lines.append("| " + " | ".join("" if v is None else f"{v:,}" if isinstance(v, int) else _cell(_fmt(v)) for v in r) + " |")
     return [*lines, "", *(f"- {n}" for n in notes), *([""] if notes else [])]
 
 
