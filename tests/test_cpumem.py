@@ -16,6 +16,7 @@ from colocate.analysis import cpumem
 from colocate.insufficient import InsufficientData
 from colocate.prep import mapreduce
 from colocate.trace import synth
+from wfutil import judged
 
 DEFAULT = cpumem.Settings()
 
@@ -404,7 +405,7 @@ def test_classify_jobs_shares_and_examples():
     assert cpumem.pick_examples(out["classes"]) == {"Flat": 2, "MultiFlat": 3, "Slope": 4, "BadlyFitted": 6}
     ex = cpumem.example_points(out["points"], out["classes"])
     assert set(ex["job_id"]) == {2, 3, 4, 6} and ex["cluster"].null_count() == 0
-    summary = cpumem.summary_rows(table, out["classes"], DEFAULT)
+    summary = judged(cpumem.measurements(table, out["classes"], DEFAULT))
     assert summary.filter(pl.col("quantity").str.starts_with("Flat"))["paper"].item() == "67%"
     rows = {r["quantity"]: r for r in summary.iter_rows(named=True)}
     assert all(r["item"] == "§4.2" for r in rows.values())

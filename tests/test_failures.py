@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from scipy import stats
 
 from colocate.analysis import failures as F
-from colocate.report import summary
+from wfutil import judged
 from colocate.trace import synth
 from colocate.trace.synth import machines as synth_machines
 from colocate.trace import TRACE_START_US, WINDOW_US, MachineEventType, TraceFormatError, read_table
@@ -167,13 +167,13 @@ def test_detector_finds_the_mass_and_flapping_events_and_spares_maintenance():
     assert w["removals"].to_list() == [10] * 6 and w["remaining"].sum() == 0
 
 
-def test_summary_rows_compare_rates_and_leave_the_trace_counts_out():
+def test_measurements_judged_compare_rates_and_leave_the_trace_counts_out():
     ev, _ = constructed_trace()
     rem, eps, counts = analyse(ev, 200)
     sets = F.count_sets(counts)
     stats_ = F.set_statistics(sets, 400, maintenance_min_removals=10, tail_more_than=5)
-    rows = F.summary_rows(stats_, F.dispersion_table(sets, alpha=0.05), eps, rem, 17, 10, 5)
-    t = {r["quantity"]: r for r in summary.rows("§6", rows).iter_rows(named=True)}
+    rows = F.measurements(stats_, F.dispersion_table(sets, alpha=0.05), eps, rem, 17, 10, 5)
+    t = {r["quantity"]: r for r in judged(rows).iter_rows(named=True)}
     assert all(r["item"] for r in t.values())
     # windows, events and removals over the trace grow with its length: not compared (200 windows here, 8351 there)
     for q in ("5-minute windows", "outstanding events", "removals in the outstanding events",

@@ -150,7 +150,11 @@ def test_tiny_run_figures_show_the_tables(tiny_run):
 
 
 def test_tiny_run_summary_puts_the_paper_beside_ours(tiny_run):
-    s = read_summary(tiny_run / "results/synthetic-tiny/summary/beaumont_failures.csv")
+    """The analysis measures (summary/beaumont_failures.csv names each claim by its id); the summary judges."""
+    measured = pl.read_csv(tiny_run / "results/synthetic-tiny/summary/beaumont_failures.csv")
+    assert measured.columns == ["id", "value", "text", "note", "values", "status"] and "paper" not in measured.columns
+    assert measured["id"].str.starts_with("beaumont.").all()
+    s = read_summary(tiny_run / "results/synthetic-tiny/summary.csv")
     assert s["mean removals per window, outstanding events removed"]["paper"] == "1.005"
     assert s["windows with ≥ 10 removals (maintenance)"]["paper"] == "38"
     assert s["outstanding events"]["ours"] == "3 (2 mass, 1 flapping)"

@@ -38,8 +38,17 @@ def test_the_sample_run_completes_and_names_what_it_cannot_do(sample_run):
     assert "| Long tasks (Janus §3.1) | no long task: the longest of the" in skipped
     assert "task_usage covering at least 2 h" in skipped
     for analysis in ("Janus Fig 4, k-means of usage histograms (§3.5)", "Unuvar Tables II-VII, Beta fit",
-                     "Janus §5, packing table", "Trace-driven placement run (Tantawi & Steinder)"):
+                     "Janus §5, packing table"):
         assert analysis in skipped, analysis
+    # the trace-driven placement replays the 4.3 h of submissions of the 3 task_events shards, not the 5 minutes
+    # of task_usage: most lifetimes come from the tasks' events
+    assert "Trace-driven placement run" not in skipped
+    facts = dict(pl.read_csv(run / "tables/placement_trace_workload.csv").iter_rows())
+    assert facts["submit_span_h"] == pytest.approx(4.34, abs=0.01)
+    assert facts["lifetimes_from_events"] > 10 * facts["lifetimes_from_usage"] > 0
+    # the page begins with what was read: 3 of 500 task_events shards, one window of task_usage
+    assert page.index("## What this run read") < page.index("## Agreement")
+    assert "| task_events | 3 of 500 | 0–2 |  | 267,374 |" in page and "task_usage spans windows 0–0" in page
     # a skipped figure shows the reason, and carries it
     fig = insufficient.read_status(run / "figures/janus_fig4_centroids.png")
     assert fig is not None and fig.origin == "Long tasks (Janus §3.1)" and "no long task" in fig.reason

@@ -178,3 +178,19 @@ def synthetic_azure_layout(root: Path, n_vms: int = 150, days: int = 2, seed: in
     (root / "vmtable").mkdir()
     (root / "vmtable/vmtable.csv.gz").write_bytes(gzip.compress("".join(table).encode()))
     return root
+
+
+PAPERS = REPO / "workflow" / "papers"
+
+
+def judged(rows):
+    """An analysis's measurements (colocate.measure) judged against the project's claims tables, as the summary
+    rule judges them: the summary rows, all sections stacked."""
+    import polars as pl
+
+    from colocate import measure
+    from colocate.report import claims
+
+    papers = claims.read_claims(sorted(PAPERS.glob("*.tsv")))
+    causes = claims.read_causes(sorted((PAPERS / "causes").glob("*.md")))
+    return pl.concat([frame for _, frame in claims.judge(measure.measurements(rows), papers, causes)])

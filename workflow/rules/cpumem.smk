@@ -64,7 +64,7 @@ rule cpumem_tables:
         summary=f"{RESULTS}/summary/beaumont_cpumem.csv",
     params:
         settings=CPUMEM_SETTINGS,
-        code=code_digest("insufficient", "analysis.cpumem", "trace", "report.summary"),
+        code=code_digest("insufficient", "analysis.cpumem", "measure"),
     log:
         f"{RESULTS}/logs/cpumem/tables.log",
     benchmark:

@@ -107,7 +107,7 @@ rule failures_analysis:
         duration_marks_min=FA["duration_marks_min"],
         alpha=FA["alpha"],
         trace_minutes=N_WINDOWS * 5,
-        code=code_digest("analysis.failures", "figures.failures", "figures.__init__", "report.summary"),
+        code=code_digest("analysis.failures", "figures.failures", "figures.__init__", "measure"),
     log:
         f"{RESULTS}/logs/failures/analysis.log",
     benchmark:

@@ -7,6 +7,9 @@ rule summary:
         parts=summary_parts(),
         # what the run read: the page begins with it
         capabilities=f"{RESULTS}/trace/capabilities.json",
+        # the papers' claims and the measured causes the analyses' measurements are judged against
+        claims=sorted(str(p) for p in Path(workflow.basedir, "workflow/papers").glob("*.tsv")),
+        causes=sorted(str(p) for p in Path(workflow.basedir, "workflow/papers/causes").glob("*.md")),
         # Markdown sections appended to the page as they are (the cross-trace table of a run on another trace)
         sections=[] if SRC.paper_trace else [f"{RESULTS}/summary/cross_trace.md"],
         # every output of the run: the summary lists the analyses that lacked data, with their reasons
@@ -28,7 +31,7 @@ rule summary:
         synthetic=SRC.is_model,
         # rows measured on another trace than the papers': shown beside the papers' values, not judged
         another_trace=None if SRC.paper_trace else CAPABILITIES.trace,
-        code=code_digest("report.summary", "report.compare", "insufficient"),
+        code=code_digest("report.summary", "report.compare", "report.claims", "measure", "insufficient"),
     conda:
         "../../environment.yml"
     script:

@@ -1,7 +1,7 @@
 """Shares of the CPU vs memory categories, overall and per priority class, beside the paper's (Beaumont et al. §4.2)."""
 import polars as pl
 
-from colocate import rulescript
+from colocate import measure, rulescript
 from colocate.analysis import cpumem
 
 ANALYSIS = "Beaumont §4.2, category shares"
@@ -13,7 +13,7 @@ def main(inputs, outputs, params, log):
     dominant = pl.read_parquet(inputs.dominant, columns=["job_id", "class"])
     table = cpumem.shares(classes, dominant)
     table.write_csv(outputs.table)
-    cpumem.summary_rows(table, classes, settings).write_csv(outputs.summary)
+    measure.measurements(cpumem.measurements(table, classes, settings)).write_csv(outputs.summary)
     log.info("shares:\n%s", table.filter(pl.col("scope") == "all"))
 
 

@@ -1,10 +1,9 @@
 """Windows per removal count against Poisson (Fig 6), dispersion tests, failure rate and removal durations (Fig 7), Beaumont et al. §6."""
 import polars as pl
 
-from colocate import rulescript
+from colocate import measure, rulescript
 from colocate.analysis import failures
 from colocate.figures import failures as figures
-from colocate.report import summary
 
 
 def main(inputs, outputs, params, log):
@@ -23,8 +22,8 @@ def main(inputs, outputs, params, log):
     failures.duration_table(rem, p.duration_marks_min).write_csv(o.durations)
     figures.fig6_poisson(fig6, tail, p.maintenance_min_removals).savefig(o.fig6)
     figures.fig7_removal_durations(rem, p.back_within_minutes, p.trace_minutes).savefig(o.fig7)
-    rows = failures.summary_rows(stats, dispersion, episodes, rem, p.back_within_minutes, p.maintenance_min_removals, p.tail_more_than)
-    summary.rows("Machine failures (Beaumont et al. §6)", rows).write_csv(o.summary)
+    measured = failures.measurements(stats, dispersion, episodes, rem, p.back_within_minutes, p.maintenance_min_removals, p.tail_more_than)
+    measure.measurements(measured).write_csv(o.summary)
     log.info("%s", stats.select("set", "windows", "mean", "dispersion_index", "rate_per_window", "mtbf_hours"))
 
 

@@ -552,12 +552,11 @@ def example_points(points: pl.DataFrame, classes: pl.DataFrame) -> pl.DataFrame:
     return picked.join(points, on="job_id", how="inner").sort(POINT_COLUMNS)
 
 
-def summary_rows(table: pl.DataFrame, classes: pl.DataFrame, settings: Settings) -> pl.DataFrame:
-    """Headline numbers of §4.2 beside the paper's (for results/summary.md): shares in %, job counts not compared."""
-    from colocate.report import summary
-    from colocate.report.compare import Compare
+def measurements(table: pl.DataFrame, classes: pl.DataFrame, settings: Settings) -> list[dict]:
+    """What §4.2 reports, as measured here, by the claim it answers (``workflow/papers/beaumont.tsv``): the
+    shares of the categories, the jobs classified and left out, the DBSCAN noise."""
+    from colocate.measure import measurement
 
-    pct = Compare(item="§4.2", unit="%", scale=100.0)
     overall = {r["category"]: r for r in table.filter(pl.col("scope") == "all").iter_rows(named=True)}
     classified = classes.filter(pl.col("category") != TOO_FEW)
     n_points = classified["n_points"].sum()
@@ -567,17 +566,12 @@ def summary_rows(table: pl.DataFrame, classes: pl.DataFrame, settings: Settings)
         f"[1/{settings.flat_range_max:g}, {settings.flat_range_max:g}] and r² < {settings.r2_min:g}"
     )
     n_fitted = sum(overall[c]["n_jobs"] for c in FITTED)
-    return summary.rows(
-        "CPU vs memory (Beaumont et al. §4.2)",
-        [
-            ("Flat (share of fitted jobs)", "67%", overall["Flat"]["share_of_fitted"], f"{n_fitted} fitted jobs", pct),
-            ("multi-cluster Flat (share of fitted jobs)", "6.5%", overall["MultiFlat"]["share_of_fitted"], "≥ 2 DBSCAN clusters, all flat", pct),
-            ("Slope (share of fitted jobs)", "26.5%", overall["Slope"]["share_of_fitted"], "affine memory in CPU", pct),
-            ("BadlyFitted (share of classified jobs)", "about half", overall["BadlyFitted"]["share_of_classified"], crit, pct),
-            ("jobs classified", None, classified.height, f"≥ {settings.min_points} sampled points",
-             Compare(item="§4.2", scale_dependent=True)),
-            ("jobs with too few points", None, overall[TOO_FEW]["n_jobs"], "left out of the shares",
-             Compare(item="§4.2", scale_dependent=True)),
-            ("DBSCAN noise (share of the classified jobs' points)", None, noise, "left out of the fits", pct),
-        ],
-    )
+    return [
+        measurement("beaumont.s42.flat", overall["Flat"]["share_of_fitted"], f"{n_fitted} fitted jobs"),
+        measurement("beaumont.s42.multiflat", overall["MultiFlat"]["share_of_fitted"], "≥ 2 DBSCAN clusters, all flat"),
+        measurement("beaumont.s42.slope", overall["Slope"]["share_of_fitted"], "affine memory in CPU"),
+        measurement("beaumont.s42.badly_fitted", overall["BadlyFitted"]["share_of_classified"], crit),
+        measurement("beaumont.s42.classified", classified.height, f"≥ {settings.min_points} sampled points"),
+        measurement("beaumont.s42.too_few_points", overall[TOO_FEW]["n_jobs"], "left out of the shares"),
+        measurement("beaumont.s42.noise", noise, "left out of the fits"),
+    ]

@@ -42,7 +42,7 @@ import polars as pl
 from scipy import stats
 
 from colocate.registry import Registry
-from colocate.report.compare import Compare
+from colocate.measure import measurement
 from colocate.sources.contract import ORIGIN_US, WINDOW_US, MachineEventType, TraceFormatError
 
 __all__ = [
@@ -69,7 +69,7 @@ __all__ = [
     "dispersion_table",
     "back_within",
     "duration_table",
-    "summary_rows",
+    "measurements",
 ]
 
 #: 5-minute windows per hour.
@@ -581,7 +581,7 @@ def duration_table(rem: pl.DataFrame, marks_min: Sequence[float]) -> pl.DataFram
 # ============================================================================ summary
 
 
-def summary_rows(
+def measurements(
     stats_: pl.DataFrame,
     dispersion: pl.DataFrame,
     episodes: pl.DataFrame,
@@ -589,8 +589,8 @@ def summary_rows(
     back_within_minutes: float,
     maintenance_min_removals: int,
     tail_more_than: int,
-) -> list[tuple]:
-    """The headline numbers of Beaumont §6 beside the paper's (for :func:`colocate.report.summary.rows`)."""
+) -> list[dict]:
+    """What Beaumont §6 reports, as measured here, by the claim it answers (``workflow/papers/beaumont.tsv``)."""
     s = {r["set"]: r for r in stats_.iter_rows(named=True)}
     a, o, m = s["all"], s["without_outstanding"], s["without_maintenance"]
     out_ep = episodes.filter(pl.col("outstanding"))
@@ -600,40 +600,26 @@ def summary_rows(
     all_d = rem["duration_s"].to_numpy()
     disp = {(r["set"], r["test"]): r for r in dispersion.iter_rows(named=True)}
     iod = disp.get(("without_maintenance", IndexOfDispersion.name))
-    mm, t = maintenance_min_removals, tail_more_than
-    # counts over the trace (windows, events, removals) grow with its length and machines: not compared
-    count = Compare(item="§6", scale_dependent=True)
-    per_window = Compare(item="§6", unit="removals per window")
+    mm, t, back = maintenance_min_removals, tail_more_than, back_within_minutes
     return [
-        ("5-minute windows", "8351", a["windows"], "ours: every window of the trace span, the last one included", count),
-        ("mean removals per window, all", "1.07", a["mean"], "", per_window),
-        ("outstanding events", "3 (2 mass, 1 flapping)", f"{out_ep.height} ({kind_text})",
-         "detected automatically (failures.outstanding in config)", count),
-        ("removals in the outstanding events", "≈540 (implied by 1.07 → 1.005); the §6 table keeps 8395 removals",
-         int(out_ep["removals"].sum()), "", count),
-        ("mean removals per window, outstanding events removed", "1.005", o["mean"], "", per_window),
-        (f"windows with ≥ {mm} removals (maintenance)", "38", o["windows_maintenance"], "", count),
-        (f"expected windows with ≥ {mm} removals under Poisson", "< 2e-3", o["expected_maintenance"],
-         f"Poisson({o['mean']:.4g}) over {o['windows']} windows", count),
-        ("remaining windows", "8314", m["windows"], "", count),
-        ("mean removals per remaining window", "0.94", m["mean"], "", per_window),
-        (f"remaining windows with > {t} removals: observed / Poisson expected", "far more than Poisson",
-         f"{m['windows_tail']} / {m['expected_tail']:.3g}", "", Compare(item="Fig 6")),
-        ("dispersion index (variance/mean) of the remaining windows", "1.41 (from the §6 table)", m["dispersion_index"],
-         "1 under Poisson" + (f"; χ² p = {iod['pvalue']:.3g}" if iod else ""), Compare(item="§6 table")),
-        ("per-machine failure rate per window, all windows", "0.8e-4", a["rate_per_window"],
-         f"mean / {a['machines']} machines (IDs with an ADD); the paper: 1.07 / 12,000",
-         Compare(item="§6", unit="per machine per window")),
-        ("per-machine failure rate per window, remaining windows", "0.8e-4 (0.94 / 12,583 = 0.75e-4)", m["rate_per_window"],
-         "independent failures only (the paper's model)", Compare(item="§6", unit="per machine per window")),
-        ("per-machine failure rate per hour, remaining windows", "≈1e-3 (12 × 0.8e-4)", m["rate_per_hour"], "",
-         Compare(item="§6", unit="per machine per hour")),
-        ("MTBF (hours), remaining windows", "about 1000", m["mtbf_hours"], "", Compare(item="§6", unit="h")),
-        (f"removed machines back within {back_within_minutes:g} min, ordinary removals", "60%",
-         f"{back_within(ord_d, back_within_minutes):.1%}", "outstanding events left out; never re-added counts as not back",
-         Compare(item="§6, Fig 7", unit="%")),
-        (f"removed machines back within {back_within_minutes:g} min, all removals", "60%",
-         f"{back_within(all_d, back_within_minutes):.1%}", "", Compare(item="§6, Fig 7", unit="%")),
-        ("removals never re-added (censored at the trace end)", None, f"{float(np.isinf(all_d).mean()):.1%}" if all_d.size else "nan",
-         "", Compare(item="Fig 7", unit="%")),
+        measurement("beaumont.s6.windows", a["windows"]),
+        measurement("beaumont.s6.mean_removals", a["mean"]),
+        measurement("beaumont.s6.outstanding_events", f"{out_ep.height} ({kind_text})"),
+        measurement("beaumont.s6.outstanding_removals", int(out_ep["removals"].sum())),
+        measurement("beaumont.s6.mean_removals_without_outstanding", o["mean"]),
+        measurement("beaumont.s6.maintenance_windows", o["windows_maintenance"], maintenance=mm),
+        measurement("beaumont.s6.maintenance_expected", o["expected_maintenance"],
+                    f"Poisson({o['mean']:.4g}) over {o['windows']} windows", maintenance=mm),
+        measurement("beaumont.s6.remaining_windows", m["windows"]),
+        measurement("beaumont.s6.mean_removals_remaining", m["mean"]),
+        measurement("beaumont.fig6.tail", f"{m['windows_tail']} / {m['expected_tail']:.3g}", tail=t),
+        measurement("beaumont.s6.dispersion_index", m["dispersion_index"],
+                    "1 under Poisson" + (f"; χ² p = {iod['pvalue']:.3g}" if iod else "")),
+        measurement("beaumont.s6.rate_per_window", a["rate_per_window"], f"mean / {a['machines']} machines (IDs with an ADD)"),
+        measurement("beaumont.s6.rate_per_window_remaining", m["rate_per_window"]),
+        measurement("beaumont.s6.rate_per_hour_remaining", m["rate_per_hour"]),
+        measurement("beaumont.s6.mtbf_remaining", m["mtbf_hours"]),
+        measurement("beaumont.fig7.back_within_ordinary", f"{back_within(ord_d, back):.1%}", back=back),
+        measurement("beaumont.fig7.back_within_all", f"{back_within(all_d, back):.1%}", back=back),
+        measurement("beaumont.fig7.never_readded", f"{float(np.isinf(all_d).mean()):.1%}" if all_d.size else "nan"),
     ]

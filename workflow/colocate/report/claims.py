@@ -1,0 +1,137 @@
+"""The papers' claims as data, and the analyses' measurements judged against them (issue 44).
+
+Each paper's claims are one table, ``workflow/papers/<paper>.tsv``, one row per number or statement of the paper
+that the summary shows (:data:`CLAIM_COLUMNS`): its ``id``, the summary ``section`` and ``quantity`` it is shown
+under, the paper's ``item`` (Table II, §6, Fig 7), the value as the paper prints it, the ``unit`` both sides are
+shown in and the ``scale`` that brings ours into it, the ``relation`` ours must keep with it, the ``tolerance``
+and its reason, a ``cause`` (an id: ``workflow/papers/causes/<id>.md`` holds its text) and a ``note``. A quantity
+or note may name a value of the run in braces (``windows with ≥ {maintenance} removals``).
+
+An analysis writes only what it measured (:func:`colocate.measure.measurement`): the claim's id, its value (a
+number, or a text where the measure is one), a note, the values its claim's braces name, and a status where the
+data were too few. :func:`judge` joins the two into the summary's rows (:mod:`colocate.report.summary`), so no
+paper value or cause lives in the science modules, and editing one reruns the summary alone.
+
+Relations: ``≈`` ours within the tolerance of the paper's value (a factor or ± an amount, the default factor
+where none is named; a paper's "< x" or "> x" is a bound); ``count`` a count that grows with the trace, shown and
+not judged; ``none`` the paper gives no value, shown and not counted.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+import polars as pl
+
+from colocate.measure import MEASUREMENT_COLUMNS
+from colocate.report.compare import DEFAULT_TOLERANCE, Compare, Tolerance, absolute, factor
+
+__all__ = ["CLAIM_COLUMNS", "MEASUREMENT_COLUMNS", "RELATIONS", "ClaimError", "read_claims", "read_causes", "judge",
+           "read_measurements"]
+
+#: A paper's table of claims: every column a string as written (the loader checks them).
+CLAIM_COLUMNS = ("id", "section", "item", "quantity", "paper", "unit", "scale", "relation", "tolerance",
+                 "tolerance_reason", "cause", "note")
+
+#: The relations a claim may state, and what each means.
+RELATIONS = {
+    "≈": "ours within the tolerance of the paper's value (a printed < or > is a bound)",
+    "count": "a count that grows with the trace: shown, not judged",
+    "none": "the paper gives no value: shown, not counted",
+}
+
+
+class ClaimError(ValueError):
+    """A claims table or a measurement that cannot be read: names the file and line, or the claim's id."""
+
+
+def _tolerance(text: str, reason: str, where: str) -> Tolerance:
+    if not text:
+        return DEFAULT_TOLERANCE
+    try:
+        amount = float(text[1:])
+    except ValueError:
+        amount = math.nan
+    if text[0] not in "×±" or not math.isfinite(amount):
+        raise ClaimError(f"{where}: tolerance {text!r} is not ×FACTOR or ±AMOUNT")
+    if not reason:
+        raise ClaimError(f"{where}: tolerance {text} without its reason (tolerance_reason)")
+    return (factor if text[0] == "×" else absolute)(amount, reason)
+
+
+def read_claims(paths: Iterable[str | Path]) -> pl.DataFrame:
+    """Every paper's claims, checked: the columns, ids unique across the papers, a known relation, a tolerance
+    that parses, with its reason. An error names the file and the line (the header is line 1)."""
+    frames, seen = [], {}
+    for path in paths:
+        frame = pl.read_csv(path, separator="\t", infer_schema=False, quote_char=None).fill_null("")
+        if tuple(frame.columns) != CLAIM_COLUMNS:
+            raise ClaimError(f"{path}: columns {frame.columns}, expected {list(CLAIM_COLUMNS)}")
+        for line, row in enumerate(frame.iter_rows(named=True), start=2):
+            where = f"{path}:{line}"
+            if not row["id"]:
+                raise ClaimError(f"{where}: a claim without an id")
+            if row["id"] in seen:
+                raise ClaimError(f"{where}: id {row['id']!r} is also at {seen[row['id']]}")
+            seen[row["id"]] = where
+            if row["relation"] not in RELATIONS:
+                raise ClaimError(f"{where}: relation {row['relation']!r} is not one of {', '.join(RELATIONS)}")
+            if row["relation"] == "none" and row["paper"]:
+                raise ClaimError(f"{where}: relation none, but the paper's value {row['paper']!r} is given")
+            _tolerance(row["tolerance"], row["tolerance_reason"], where)
+            try:
+                float(row["scale"] or 1)
+            except ValueError:
+                raise ClaimError(f"{where}: scale {row['scale']!r} is not a number") from None
+        frames.append(frame.with_columns(pl.lit(str(path)).alias("file")))
+    return pl.concat(frames) if frames else pl.DataFrame(schema={c: pl.String for c in (*CLAIM_COLUMNS, "file")})
+
+
+def read_measurements(path: str | Path) -> pl.DataFrame | None:
+    """A part an analysis wrote as measurements (:mod:`colocate.measure`), or None for a part of summary rows."""
+    with open(path, encoding="utf-8") as f:
+        header = f.readline().rstrip("\n").split(",")
+    return pl.read_csv(path, schema=MEASUREMENT_COLUMNS) if header == list(MEASUREMENT_COLUMNS) else None
+
+
+def read_causes(paths: Iterable[str | Path]) -> dict[str, str]:
+    """The measured causes by id (a file ``<id>.md`` each): the text, one paragraph, without its final newline."""
+    return {Path(p).stem: " ".join(Path(p).read_text().split()) for p in paths}
+
+
+def judge(measured: pl.DataFrame, claims: pl.DataFrame, causes: Mapping[str, str]) -> list[tuple[str, pl.DataFrame]]:
+    """The summary's rows of ``measured`` (one part's measurements), section by section in the order measured:
+    ``[(section, rows of colocate.report.summary.COLUMNS)]``, each row its claim's value, unit, relation and
+    tolerance beside ours. A measurement of an unknown claim, or a claim naming an unknown cause, is an error."""
+    from colocate.report import summary
+
+    by_id = {r["id"]: r for r in claims.iter_rows(named=True)}
+    sections: dict[str, list] = {}
+    status: dict[str, list[tuple[str, str]]] = {}
+    for m in measured.iter_rows(named=True):
+        claim = by_id.get(m["id"])
+        if claim is None:
+            raise ClaimError(f"measurement {m['id']!r}: no claim of that id in the papers' tables")
+        if claim["cause"] and claim["cause"] not in causes:
+            raise ClaimError(f"{claim['file']}: claim {m['id']!r} names cause {claim['cause']!r}, which has no "
+                             f"workflow/papers/causes/{claim['cause']}.md")
+        values = json.loads(m["values"]) if m["values"] else {}
+        quantity, note = claim["quantity"].format(**values), claim["note"].format(**values)
+        spec = Compare(item=claim["item"], unit=claim["unit"], scale=float(claim["scale"] or 1),
+                       tolerance=_tolerance(claim["tolerance"], claim["tolerance_reason"], claim["file"]),
+                       scale_dependent=claim["relation"] == "count", cause=causes.get(claim["cause"], ""))
+        ours = m["value"] if m["value"] is not None else m["text"]
+        notes = "; ".join(n for n in (m["note"], note) if n)
+        sections.setdefault(claim["section"], []).append((quantity, claim["paper"] or None, ours, notes, spec))
+        if m["status"]:
+            status.setdefault(claim["section"], []).append((quantity, m["status"]))
+    out = []
+    for section, items in sections.items():
+        rows = summary.rows(section, items)
+        for quantity, reason in status.get(section, []):
+            rows = summary.too_little_data(rows, reason, pl.col("quantity") == quantity)
+        out.append((section, rows))
+    return out
