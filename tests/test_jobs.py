@@ -467,5 +467,10 @@ def test_rows_fed_by_less_than_a_day_of_task_usage_are_shown_not_judged():
     median = short["Table 3: median duration of production jobs (min)"]
     assert median["within"] is None and "too little data: task_usage spans 1 window" in median["note"]
     assert short["Table 3: production jobs running the whole trace"]["within"] is None  # task_usage: not judged
+    # a day and more, of a part of task_usage: Table 3 alone is not judged (D's jobs found in a part are the long ones)
+    part = {r["quantity"]: r for r in jobs.summary_rows(**_summary_inputs(), usage_windows=1044, usage_whole=False).iter_rows(named=True)}
+    assert part["Table 1: share of alive jobs (mean)"]["within"] is False
+    for q in ("Table 3: median duration of production jobs (min)", "Table 3: production jobs running the whole trace"):
+        assert part[q]["within"] is None and "too little data: D found in 1,044 windows of task_usage, not the whole" in part[q]["note"]
     day = {r["quantity"]: r for r in jobs.summary_rows(**_summary_inputs(), usage_windows=288).iter_rows(named=True)}
     assert day["Table 1: share of alive jobs (mean)"]["within"] is False

@@ -153,6 +153,13 @@ def whole_table_read(table):
     return SRC.whole(table)
 
 
+def contract_table_whole(name):
+    """Whether the run reads every file of the trace's tables mapped to the contract's table ``name`` (usage_records:
+    the 2011 task_usage, Azure's readings), so that what is found in it is found over the whole trace."""
+    mapped = [c for c in CAPABILITIES.coverage if name in c.maps_to]
+    return bool(mapped) and all(c.whole for c in mapped)
+
+
 def trace_file(table, stem):
     return SRC.file(table, stem)
 

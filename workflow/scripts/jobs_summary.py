@@ -23,6 +23,7 @@ def main(inputs, outputs, params, log):
         whole_trace_production=production["runs_whole_trace"].mean() if production.height else None,
         size_scale=params.size_scale,
         usage_windows=totals.select(pl.col("window").max() - pl.col("window").min() + 1).item(),
+        usage_whole=params.usage_whole,
         window_totals=totals,
     )
     rows.write_csv(outputs[0])

@@ -624,6 +624,7 @@ def summary_rows(
     size_scale: float = 1.0,
     usage_windows: int | None = None,
     window_totals: pl.DataFrame | None = None,
+    usage_whole: bool = True,
 ) -> pl.DataFrame:
     """Headline numbers of Beaumont §3, §4.1, §4.3 and §5.1 beside the paper's (for results/summary.md).
 
@@ -633,7 +634,9 @@ def summary_rows(
     trace): Table 2's means shift by its log, which the note says. Where
     task_usage spans fewer than a day's windows (``usage_windows``, from the
     first to the last; the shipped sample's 1), the rows it feeds are shown
-    but not judged: the paper's are statistics over 29 days.
+    but not judged: the paper's are statistics over 29 days. Where task_usage is read only in part
+    (``usage_whole`` False), Table 3 is not judged either: D is found in part of the trace, and the jobs alive in
+    part of it are the long ones (length-biased), so their durations say little of D's.
     ``window_totals`` (:func:`window_totals`) puts this run's numbers in the
     cause of the share of alive jobs (:func:`alive_share_cause`). Each row
     carries its :class:`~colocate.report.compare.Compare`: shares are shown in
@@ -722,4 +725,8 @@ def summary_rows(
         span = f"task_usage spans {usage_windows} window{'' if usage_windows == 1 else 's'} ({usage_windows * 5} min)"
         # Table 3 too: its durations come from job_events, but of the dominant jobs D found in those windows
         frame = summary.too_little_data(frame, span)
+    elif not usage_whole:
+        span = f"{usage_windows:,} windows of task_usage" if usage_windows is not None else "a part of task_usage"
+        frame = summary.too_little_data(frame, f"D found in {span}, not the whole trace: the jobs alive in a part of it "
+                                        "are the long ones", pl.col("quantity").str.starts_with("Table 3"))
     return frame
