@@ -12,6 +12,7 @@ from colocate.analysis import colocation
 from colocate.trace import TRACE_START_US, EventType, synth
 from colocate.trace.synth.draws import _rngs
 from colocate.trace.synth.events import _names, task_events
+from wfutil import PAPERS, judged
 from colocate.trace.synth.jobs import sample_model
 from wfutil import REPO, TINY
 
@@ -61,11 +62,12 @@ def test_running_tasks_matches_a_replay(rows, at):
 
 
 def test_real_trace_start_density():
-    """The real trace's first task_events shard gives the density colocation.REAL_TRACE_START quotes."""
+    """The real trace's first task_events shard gives the density workflow/papers/real-trace.tsv quotes."""
     ev = trace.read_table(REAL_PART0, "task_events", ["time", "job_id", "task_index", "machine_id", "event_type"])
     d = colocation.density(colocation.tasks_per_machine(colocation.running_tasks(ev, TRACE_START_US))).row(0, named=True)
-    real = colocation.REAL_TRACE_START
-    assert (d["tasks"], d["machines"], d["max"]) == (real["tasks"], real["machines"], real["max"])
+    quoted = pl.read_csv(PAPERS / "real-trace.tsv", separator="\t", infer_schema=False).filter(pl.col("id").str.starts_with("real2011.start."))
+    real = {i.removeprefix("real2011.start."): float(v.replace(",", "")) for i, v in quoted.select("id", "paper").iter_rows()}
+    assert (d["tasks"], d["machines"], d["max"]) == (real["tasks"], real["machines"], 29)
     assert round(d["mean"], 2) == real["mean"]
     assert (d["p10"], d["median"], d["p90"]) == (real["p10"], real["median"], real["p90"])
 
@@ -115,10 +117,12 @@ def test_missing_column_is_named():
         colocation.running_tasks(pl.DataFrame({"time": [0], "job_id": [1], "task_index": [0], "event_type": [1]}), 0)
 
 
-def test_summary_rows_compare_with_the_real_trace():
+def test_measurements_judged_compare_with_the_real_trace():
     table = pl.DataFrame({"day": [0.0], "tasks": [640], "machines": [60], "mean": [10.67], "p10": [7.0],
                           "median": [10.0], "p90": [16.0], "p99": [20.0], "max": [22]})
-    rows = {r[0]: r for r in colocation.summary_rows(table)}
-    assert rows["running tasks per machine, mean"][2] == 10.67
-    assert rows["running tasks at the trace start"][4].scale_dependent
-    assert colocation.summary_rows(table.filter(pl.col("day") > 0)) == []
+    rows = {r["quantity"]: r for r in judged(colocation.measurements(table)).iter_rows(named=True)}
+    mean = rows["running tasks per machine, mean"]
+    assert (mean["ours_value"], mean["paper_value"], mean["within"], mean["tolerance"]) == (10.67, 10.65, True, "×1.25")
+    assert rows["running tasks at the trace start"]["scale_dependent"]
+    assert rows["running tasks per machine, p90"]["within"] is True  # 16 within ×1.25 of 15
+    assert colocation.measurements(table.filter(pl.col("day") > 0)) == []

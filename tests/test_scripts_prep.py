@@ -15,11 +15,11 @@ import numpy as np
 import polars as pl
 import pytest
 
-from colocate import insufficient, rulescript, trace
+from colocate import insufficient, measure, rulescript, trace
 from colocate.trace import TRACE_START_US as T0
 from colocate.trace import WINDOW_US as W
 from colocate.trace import PRIORITY_CLASSES, EventType
-from wfutil import REPO, SAMPLE
+from wfutil import REPO, SAMPLE, judged
 
 SCRIPTS = REPO / "workflow" / "scripts"
 #: The map/reduce rules' params: buckets from the tiny preset, the rest config.schema.yaml's defaults.
@@ -263,13 +263,13 @@ def test_realizations_sample_draws_only_each_tasks_own_values(tmp_path):
         assert row["n_records"] == n
         assert (inst[row["row"]] == np.float32(i)).all() and (avg[row["row"]] == np.float32(a)).all()
     # the summary states N as drawn beside the paper's 100,000 (a count of the trace: not compared)
-    (row,) = pl.read_csv(out["summary"]).iter_rows(named=True)
+    (row,) = judged(pl.read_csv(out["summary"], schema=measure.MEASUREMENT_COLUMNS).to_dicts()).iter_rows(named=True)
     assert (row["paper"], str(row["ours"]), row["scale_dependent"], row["within"]) == ("100,000", "2", True, None)
     assert "realizations.n_tasks = 2;" in row["note"] and "R = 500" in row["note"]
     # asked for more than the trace holds: every long task, and the summary says so
     rulescript.call(script, inputs={"long": tmp_path / "long.parquet", "series": [tmp_path / "series.parquet"]},
                     outputs=out, params=REALIZATION_PARAMS | {"n_tasks": 5}, log=tmp_path / "rz.log")
-    (row,) = pl.read_csv(out["summary"]).iter_rows(named=True)
+    (row,) = judged(pl.read_csv(out["summary"], schema=measure.MEASUREMENT_COLUMNS).to_dicts()).iter_rows(named=True)
     assert str(row["ours"]) == "3" and "realizations.n_tasks = 5; the trace has only 3 long tasks" in row["note"]
 
 
@@ -359,7 +359,7 @@ def test_colocation_density_on_the_real_sample(tmp_path):
     assert got["day"].to_list() == [0.0]  # the sample's three shards end hours after the start
     assert (got["tasks"][0], got["machines"][0], got["median"][0]) == (132_982, 12_489, 10.0)
     assert "left out: [7]" in (tmp_path / "density.log").read_text()
-    rows = pl.read_csv(part)
+    rows = judged(pl.read_csv(part, schema=measure.MEASUREMENT_COLUMNS).to_dicts())
     assert rows.filter(pl.col("quantity") == "running tasks per machine, mean")["within"].to_list() == [True]
 
 

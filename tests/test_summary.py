@@ -19,6 +19,7 @@ from colocate.report.compare import (
     parse_number,
     widest,
 )
+from wfutil import judged
 
 
 def test_rows_and_render():
@@ -118,14 +119,14 @@ def test_pipes_in_cells_are_escaped():
     assert "| max \\|m_abs FF − m_abs BF\\| | 0 | 0 |" in page and "a \\| b" in page
 
 
-def test_counts_summary_hand_computed():
+def test_counts_measurements_judged_hand_computed():
     counts = pl.DataFrame(
         {
             "quantity": ["tasks_with_usage", "no_task_events", "failing_dropped", "all_zero_dropped", "avg_above_one_replaced", "long", "short"],
             "count": [1000, 0, 200, 12, 3, 40, 748],
         }
     )
-    s = mapreduce.counts_summary(counts)
+    s = judged(mapreduce.counts_measurements(counts))
     got = dict(zip(s["quantity"], s["ours"]))
     assert got["all-zero tasks dropped (share of tasks)"] == "1.2%"  # a fraction shown in the paper's %
     assert got["tasks shorter than 2 h (share)"] == f"{100 * 748 / 788:.4g}%"
@@ -144,15 +145,15 @@ def test_no_long_task_leaves_the_preprocessing_shares_shown_but_not_judged():
     over 29 days, so the share rows are not judged and say why; with a long task they are judged."""
     counts = pl.DataFrame({"quantity": ["tasks_with_usage", "no_task_events", "failing_dropped", "all_zero_dropped",
                                         "avg_above_one_replaced", "long", "short"], "count": [1000, 0, 0, 720, 0, 0, 280]})
-    r = {row["quantity"]: row for row in mapreduce.counts_summary(counts).iter_rows(named=True)}
+    r = {row["quantity"]: row for row in judged(mapreduce.counts_measurements(counts)).iter_rows(named=True)}
     zero = r["all-zero tasks dropped (share of tasks)"]
     assert zero["ours"] == "72%" and zero["within"] is None
     assert zero["note"] == "too little data: no task has 2 h of task_usage records; not judged"
     assert r["tasks shorter than 2 h (share)"]["within"] is None
     assert r["failing tasks dropped (share of tasks)"]["note"] == "any EVICT, FAIL, KILL or LOST"  # never judged: as it was
-    judged = mapreduce.counts_summary(counts.with_columns(pl.when(pl.col("quantity") == "long").then(1)
-                                                          .otherwise("count").alias("count")))
-    assert judged.filter(pl.col("quantity") == "all-zero tasks dropped (share of tasks)")["within"].item() is False
+    rows = judged(mapreduce.counts_measurements(counts.with_columns(pl.when(pl.col("quantity") == "long").then(1)
+                                                                    .otherwise("count").alias("count"))))
+    assert rows.filter(pl.col("quantity") == "all-zero tasks dropped (share of tasks)")["within"].item() is False
 
 
 def test_differences_list_the_rows_outside_tolerance_with_their_cause():

@@ -78,8 +78,8 @@ def test_figures_examples_and_summary(tiny_run):
         assert row["category"] == cat and examples.filter(pl.col("job_id") == job).height == row["n_points"]
     for name in ("beaumont_fig3_cpu_memory", "beaumont_cpumem_shares"):
         assert min(png_shape(tiny_run / f"results/synthetic-tiny/figures/{name}.png")[:2]) > 200
-    summary = pl.read_csv(tiny_run / "results/synthetic-tiny/summary/beaumont_cpumem.csv", schema_overrides={"paper": pl.String, "ours": pl.String})
-    papers = dict(summary.select("quantity", "paper").iter_rows())
+    summary = pl.read_csv(tiny_run / "results/synthetic-tiny/summary.csv", schema_overrides={"paper": pl.String, "ours": pl.String})
+    papers = dict(summary.filter(pl.col("section") == "CPU vs memory (Beaumont et al. §4.2)").select("quantity", "paper").iter_rows())
     assert papers["Flat (share of fitted jobs)"] == "67%" and papers["Slope (share of fitted jobs)"] == "26.5%"
     assert papers["BadlyFitted (share of classified jobs)"] == "about half"
     assert "## CPU vs memory (Beaumont et al. §4.2)" in (tiny_run / "results/synthetic-tiny/summary.md").read_text()

@@ -77,7 +77,7 @@ rule collect_tasks:
         runtime=10,
     params:
         long_min_records=config["mapreduce"]["long_min_records"],
-        code=code_digest("prep.mapreduce", "io", "report.summary", "prep.tasks", "insufficient"),
+        code=code_digest("prep.mapreduce", "io", "measure", "prep.tasks", "insufficient"),
     conda:
         "../../environment.yml"
     script:

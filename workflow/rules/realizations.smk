@@ -18,7 +18,7 @@ rule sample_realizations:
         n_realizations=config["realizations"]["n_realizations"],
         seed=config["realizations"]["seed"],
         chunk_tasks=config["realizations"]["chunk_tasks"],
-        code=code_digest("insufficient", "prep.realizations", "io", "report.summary"),
+        code=code_digest("insufficient", "prep.realizations", "io", "measure"),
     log:
         f"{RESULTS}/logs/sample_realizations.log",
     benchmark:

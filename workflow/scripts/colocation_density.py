@@ -1,7 +1,6 @@
 """Running tasks per machine at the configured instants, from the contract's placement events."""
-from colocate import io, rulescript
+from colocate import io, measure, rulescript
 from colocate.analysis import colocation
-from colocate.report import summary
 from colocate.sources.contract import ORIGIN_US
 
 
@@ -14,7 +13,7 @@ def main(inputs, outputs, params, log):
                     sorted(set(params.days) - set(days)))
     table = colocation.density_over_time(events, days)
     table.write_csv(outputs.table)
-    summary.rows("Co-location (the real 2011 trace at its start)", colocation.summary_rows(table)).write_csv(outputs.summary)
+    measure.measurements(colocation.measurements(table)).write_csv(outputs.summary)
     log.info("running tasks per machine:\n%s", table)
 
 

@@ -1,7 +1,7 @@
 """Concatenate per-bucket statistics; the counts table of Janus & Rzadca §3.1."""
 import polars as pl
 
-from colocate import insufficient, io, rulescript
+from colocate import insufficient, io, measure, rulescript
 from colocate.prep import mapreduce
 from colocate.prep.tasks import TASK_KEY, long_tasks_status
 
@@ -24,7 +24,7 @@ def main(inputs, outputs, params, log):
         insufficient.write_status([outputs.long], insufficient.Status.of(lacking, lacking.analysis))
         log.warning("%s", lacking.reason)
     counts.write_csv(outputs.counts)
-    mapreduce.counts_summary(counts).write_csv(outputs.summary)
+    measure.measurements(mapreduce.counts_measurements(counts)).write_csv(outputs.summary)
     log.info("%d tasks kept, %d long", lengths.height, int(lengths["is_long"].sum()))
 
 

@@ -2,7 +2,7 @@
 import numpy as np
 import polars as pl
 
-from colocate import io, rulescript
+from colocate import io, measure, rulescript
 from colocate.prep import realizations as rz
 from colocate.prep.tasks import TASK_KEY
 
@@ -25,7 +25,7 @@ def main(inputs, outputs, params, log):
     for matrix in matrices.values():
         matrix.flush()
     io.write_parquet(chosen.with_columns(n_records=n_records), outputs.tasks)
-    rz.realizations_summary(chosen.height, p.n_tasks, p.n_realizations).write_csv(outputs.summary)
+    measure.measurements(rz.realizations_measurements(chosen.height, p.n_tasks, p.n_realizations)).write_csv(outputs.summary)
 
 
 if __name__ == "__main__":

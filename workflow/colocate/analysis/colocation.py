@@ -5,8 +5,8 @@ machine (18 on average on their machine 351618647), and every packing result
 depends on how many tasks a machine carries. On the real 2011 trace, at the
 trace start (task_events part 0, whose time-0 events are the tasks already
 running), 132,982 tasks run on 12,489 machines: 10.65 per machine, median 10,
-p10 7, p90 15, at most 29 (:data:`REAL_TRACE_START`, measured by these
-functions on the shipped sample). The synthetic trace places its tasks on a
+p10 7, p90 15, at most 29 (measured by these functions on the shipped sample;
+``workflow/papers/real-trace.tsv`` holds them beside the papers' claims). The synthetic trace places its tasks on a
 subset of its machines so that they carry that density
 (``synthetic.tasks_per_machine``), while machine failures keep every machine.
 
@@ -14,7 +14,7 @@ subset of its machines so that they carry that density
   event at or before it is SCHEDULE or UPDATE_RUNNING, with their machine;
 * :func:`tasks_per_machine` — running tasks per machine;
 * :func:`density` — the distribution's mean and quantiles;
-* :func:`summary_rows` — the synthetic density beside the real trace's.
+* :func:`measurements` — the density at the start, by the claims it answers.
 """
 
 from __future__ import annotations
@@ -24,14 +24,11 @@ from collections.abc import Sequence
 import numpy as np
 import polars as pl
 
-from colocate.report.compare import Compare, factor
+from colocate.measure import measurement
 from colocate.sources.contract import ORIGIN_US, EventType
 
 #: Events after which a task is running on its machine (schema v2.1, "Job and task life cycles").
 RUNNING_EVENTS = (int(EventType.SCHEDULE), int(EventType.UPDATE_RUNNING))
-
-#: The real trace at its start (task_events part 0), measured by :func:`density` on the shipped sample.
-REAL_TRACE_START = {"tasks": 132_982, "machines": 12_489, "mean": 10.65, "p10": 7, "median": 10, "p90": 15, "max": 29}
 
 DENSITY_QUANTILES = {"p10": 0.1, "median": 0.5, "p90": 0.9, "p99": 0.99}
 
@@ -94,22 +91,11 @@ def density_over_time(events: pl.DataFrame, days: Sequence[float]) -> pl.DataFra
     return pl.concat(rows).select("day", pl.exclude("day"))
 
 
-def summary_rows(table: pl.DataFrame) -> list[tuple]:
-    """The density at the trace start beside the real trace's (:data:`REAL_TRACE_START`)."""
+def measurements(table: pl.DataFrame) -> list[dict]:
+    """The density at the trace start, by the claim it answers (``workflow/papers/real-trace.tsv``: the real trace's,
+    measured by these functions on the shipped sample); none where the table has no instant at the start."""
     start = table.filter(pl.col("day") == 0)
     if start.height == 0 or start["mean"][0] is None:
         return []
     r = start.row(0, named=True)
-    real = REAL_TRACE_START
-    per_machine = Compare(item="task_events, trace start", unit="tasks per machine",
-                          tolerance=factor(1.25, "the synthetic placement targets the real mean (synthetic.tasks_per_machine)"))
-    count = Compare(item="task_events, trace start", scale_dependent=True)
-    note = "the real value measured by colocate.analysis.colocation on task_events part 0"
-    return [
-        ("running tasks at the trace start", f"{real['tasks']:,}", r["tasks"], note, count),
-        ("machines running a task at the trace start", f"{real['machines']:,}", r["machines"], note, count),
-        ("running tasks per machine, mean", f"{real['mean']}", r["mean"], note, per_machine),
-        ("running tasks per machine, p10", f"{real['p10']}", r["p10"], note, per_machine),
-        ("running tasks per machine, median", f"{real['median']}", r["median"], note, per_machine),
-        ("running tasks per machine, p90", f"{real['p90']}", r["p90"], note, per_machine),
-    ]
+    return [measurement(f"real2011.start.{key}", r[key]) for key in ("tasks", "machines", "mean", "p10", "median", "p90")]

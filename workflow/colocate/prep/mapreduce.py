@@ -283,26 +283,20 @@ def total_counts(per_bucket: pl.DataFrame) -> pl.DataFrame:
     return pl.DataFrame(rows, schema={"quantity": pl.String, "count": pl.Int64, "share_of_tasks": pl.Float64})
 
 
-def counts_summary(counts: pl.DataFrame) -> pl.DataFrame:
-    """Headline numbers of the Janus & Rzadca §3.1 preprocessing, beside the paper's (for results/summary.md)."""
-    from colocate.report import summary
-    from colocate.report.compare import Compare
+def counts_measurements(counts: pl.DataFrame) -> list[dict]:
+    """What the Janus & Rzadca §3.1 preprocessing reports, as measured here, by the claim it answers
+    (``workflow/papers/janus.tsv``): shares of the tasks with usage, counts, and no judgement of the shares
+    where no task has 2 h of records (the shipped sample's 5 minutes are not the paper's 29 days)."""
+    from colocate.measure import measurement
 
     c = dict(zip(counts["quantity"], counts["count"]))
     total = max(c["tasks_with_usage"], 1)
     kept = max(c["long"] + c["short"], 1)
-    share = Compare(item="§3.1", unit="%", scale=100)  # ours are fractions, the paper prints %
-    # counts of the trace grow with its size (the synthetic scale sets the number of avg > 1 records)
-    count = Compare(item="§3.1", scale_dependent=True)
-    frame = summary.rows(
-        "Janus & Rzadca §3.1: preprocessing",
-        [
-            ("failing tasks dropped (share of tasks)", None, c["failing_dropped"] / total, "any EVICT, FAIL, KILL or LOST", share),
-            ("all-zero tasks dropped (share of tasks)", "1.2%", c["all_zero_dropped"] / total, "", share),
-            ("avg > 1 records replaced by inst", "13", c["avg_above_one_replaced"], "", count),
-            ("tasks shorter than 2 h (share)", "95%", c["short"] / kept, "of kept tasks", share),
-            ("long tasks (≥ 2 h)", "≈ 800,000", c["long"], "the paper's full trace (§3.5)", Compare(item="§3.5", scale_dependent=True)),
-        ],
-    )
-    # shares of tasks over lives of under 2 h (the shipped sample's 5 minutes) are not the paper's 29-day shares
-    return frame if c["long"] else summary.too_little_data(frame, "no task has 2 h of task_usage records")
+    short = "" if c["long"] else "no task has 2 h of task_usage records"
+    return [
+        measurement("janus.s31.failing_dropped", c["failing_dropped"] / total, "any EVICT, FAIL, KILL or LOST", short),
+        measurement("janus.s31.all_zero_dropped", c["all_zero_dropped"] / total, "", short),
+        measurement("janus.s31.avg_above_one", c["avg_above_one_replaced"], "", short),
+        measurement("janus.s31.short_tasks", c["short"] / kept, "of kept tasks", short),
+        measurement("janus.s35.long_tasks", c["long"], "", short),
+    ]

@@ -157,16 +157,11 @@ def row_moments(matrix: np.ndarray, chunk_rows: int = 1024) -> tuple[np.ndarray,
     return means, variances
 
 
-def realizations_summary(n_used: int, n_asked: int, n_realizations: int) -> pl.DataFrame:
-    """The sample of long tasks the realizations were drawn for (Janus & Rzadca §3.1: N = 100,000 long tasks of
-    R = 10,000 realizations each), for results/summary.md: N as drawn, which is fewer than asked when the trace
-    holds fewer long tasks (every one is then used). N grows with the trace: not compared."""
-    from colocate.report import summary
-    from colocate.report.compare import Compare
+def realizations_measurements(n_used: int, n_asked: int, n_realizations: int) -> list[dict]:
+    """The sample of long tasks the realizations were drawn for (Janus & Rzadca §3.1), by the claim it answers: N
+    as drawn, which is fewer than asked when the trace holds fewer long tasks (every one is then used)."""
+    from colocate.measure import measurement
 
     fewer = f"; the trace has only {n_used:,} long tasks, so every one is used" if n_used < n_asked else ""
-    return summary.rows("Janus & Rzadca §3.1: preprocessing", [
-        ("long tasks with realizations, N", "100,000", n_used,
-         f"realizations.n_tasks = {n_asked:,}{fewer}; R = {n_realizations:,} realizations each (paper: 10,000)",
-         Compare(item="§3.1", scale_dependent=True)),
-    ])
+    return [measurement("janus.s31.realizations_n", n_used,
+                        f"realizations.n_tasks = {n_asked:,}{fewer}; R = {n_realizations:,} realizations each")]
