@@ -13,9 +13,8 @@ import pytest
 
 from colocate import measure
 from colocate.report import claims, summary
-from wfutil import PAPERS, REPO, planned_rules
+from wfutil import PAPERS, REPO
 
-pytestmark = []
 
 HEADER = "\t".join(claims.CLAIM_COLUMNS)
 
