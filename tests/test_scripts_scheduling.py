@@ -19,9 +19,14 @@ from colocate.scheduling import packing_grid as pg
 from colocate.scheduling import placement_runs as pr
 from colocate.scheduling import placement_workload as pw
 from test_placement import TABLE_I
-from wfutil import REPO
+from wfutil import PAPERS, REPO
 
 SCRIPTS = REPO / "workflow" / "scripts"
+#: A capabilities record as a tiny synthetic run writes it (trace/capabilities.json): every file of each table read.
+TINY_CAPABILITIES = """{"trace": "the synthetic 2011 trace", "entity": "task", "group": "job", "span_windows": 576,
+ "coverage": [{"table": "task_usage", "read": 3, "of": 3, "whole": true, "maps_to": ["usage_records"],
+               "files": ["part-00000-of-00003", "part-00001-of-00003", "part-00002-of-00003"]}],
+ "read": {"usage_records": {"rows": 146597, "first_window": 0, "last_window": 575, "first_h": 0.0, "last_h": 47.92}}}"""
 
 # ----------------------------------------------------------------------------- packing_setting, packing_table
 
@@ -203,13 +208,16 @@ def test_summary_renders_the_parts_and_lists_the_analyses_that_lacked_data(tmp_p
     io.write_parquet(pl.DataFrame({"x": [1]}), outputs / "result.parquet")
     md, csv = tmp_path / "summary.md", tmp_path / "summary.csv"
     (tmp_path / "cross.md").write_text("## Across traces\n\n| a | b |\n")
+    (tmp_path / "capabilities.json").write_text(TINY_CAPABILITIES)
     inputs = {"parts": [parts / n for n in ("packing.csv", "periodicity.csv", "placement.csv")],
               "outputs": [outputs / n for n in ("spectra.png", "table.csv", "result.parquet")],
-              "sections": [tmp_path / "cross.md"]}
+              "sections": [tmp_path / "cross.md"], "capabilities": tmp_path / "capabilities.json",
+              "claims": sorted(PAPERS.glob("*.tsv")), "causes": sorted((PAPERS / "causes").glob("*.md"))}
     rulescript.call(rulescript.load(SCRIPTS / "summary.py"), inputs=inputs, outputs={"table": csv, "page": md}, params={"run": "synthetic-tiny", "synthetic": True, "another_trace": None},
                     log=tmp_path / "summary.log")
     text = md.read_text()
     assert "Run: `synthetic-tiny`" in text
+    assert text.index("## What this run read") < text.index("## Agreement") and "| task_usage | 3 of 3 | 0–2 |" in text
     # the parts in order, numbers to 4 significant digits; the status part is not a section
     assert text.index("## Stochastic packing") < text.index("## Placement") < text.index("## Analyses this trace cannot support")
     assert text.endswith("\n## Across traces\n\n| a | b |\n")  # a Markdown section is appended as it is

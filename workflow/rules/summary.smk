@@ -2,14 +2,21 @@
 # stated tolerance (colocate.report.compare), from the parts each stage registers.
 
 
+# The papers' claims (workflow/papers/<paper>.tsv) and measured causes (causes/<id>.md): inputs of what judges the
+# analyses' measurements, and of nothing else, so that editing one reruns the summary alone.
+PAPERS = {
+    "claims": sorted(str(p) for p in Path(workflow.basedir, "workflow/papers").glob("*.tsv")),
+    "causes": sorted(str(p) for p in Path(workflow.basedir, "workflow/papers/causes").glob("*.md")),
+}
+
+
 rule summary:
     input:
         parts=summary_parts(),
         # what the run read: the page begins with it
         capabilities=f"{RESULTS}/trace/capabilities.json",
         # the papers' claims and the measured causes the analyses' measurements are judged against
-        claims=sorted(str(p) for p in Path(workflow.basedir, "workflow/papers").glob("*.tsv")),
-        causes=sorted(str(p) for p in Path(workflow.basedir, "workflow/papers/causes").glob("*.md")),
+        **PAPERS,
         # Markdown sections appended to the page as they are (the cross-trace table of a run on another trace)
         sections=[] if SRC.paper_trace else [f"{RESULTS}/summary/cross_trace.md"],
         # every output of the run: the summary lists the analyses that lacked data, with their reasons
@@ -61,18 +68,6 @@ rule not_applicable:
         "../scripts/not_applicable.py"
 
 
-def contract_tables_read():
-    """The files of each of the contract's tables the run's source writes and has what it serves for: {table: files}
-    (a table the analyses read; no map runs only for the capabilities record)."""
-    files = {"usage_records": USAGE_RECORDS, "entity_pieces": ENTITY_PIECES, "group_windows": GROUP_WINDOWS,
-             "sampled_windows": SAMPLED_WINDOWS, "group_events": GROUP_EVENTS, "machine_events": MACHINE_EVENTS,
-             "placement_events": PLACEMENT_EVENTS}
-    serves = {name: table.serves for name, table in _contract.TABLES.items()}
-    # the shared reduce reads usage records and entity pieces together
-    serves["usage_records"] = serves["entity_pieces"] = ("entities", "usage_series")
-    return {name: paths for name, paths in files.items() if paths and CAPABILITIES.supports(serves[name])}
-
-
 rule source_capabilities:
     input:
         # the contract's tables as the source's map wrote them: their footers give the rows and span read
@@ -106,6 +101,7 @@ if not SRC.paper_trace:
     rule cross_trace:
         input:
             parts=lambda wc: summary_parts(),
+            **PAPERS,
             # the Google run compared with (cross_trace.compare_with): read when it exists, never built from here
             google=lambda wc: [p] if CROSS["compare_with"] and Path(p := f"results/{CROSS['compare_with']}/summary.csv").exists() else [],
         output:
@@ -124,7 +120,8 @@ if not SRC.paper_trace:
             run=RUN,
             trace=CAPABILITIES.trace,
             google_run=CROSS["compare_with"],
-            code=code_digest("insufficient", "report.cross_trace", "report.summary", "figures.cross_trace", "figures.__init__"),
+            code=code_digest("insufficient", "report.cross_trace", "report.summary", "report.claims", "measure", "figures.cross_trace",
+                             "figures.__init__"),
         log:
             f"{RESULTS}/logs/cross_trace.log",
         benchmark:

@@ -5,11 +5,12 @@ import polars as pl
 
 from colocate import insufficient, rulescript
 from colocate.figures.cross_trace import cross_trace_figure
-from colocate.report import cross_trace, summary
+from colocate.report import claims, cross_trace, summary
 
 
 def main(inputs, outputs, params, log):
-    parts = [pl.read_csv(p, schema=summary.COLUMNS) for p in inputs.parts if not insufficient.read_status(p)]
+    papers, causes = claims.read_claims(inputs.claims), claims.read_causes(inputs.causes)
+    parts = claims.summary_frames([p for p in inputs.parts if not insufficient.read_status(p)], papers, causes)
     google = pl.read_csv(inputs.google[0], schema=summary.COLUMNS) if inputs.google else None
     runs = [(cross_trace.google_label(params.google_run), params.google_run, google)] if google is not None else []
     runs.append((params.trace, params.run, summary.combine(parts)))

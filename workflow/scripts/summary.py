@@ -12,12 +12,9 @@ from colocate.report import claims, summary
 def main(inputs, outputs, params, log):
     status = {p: insufficient.read_status(p) for p in [*inputs.parts, *inputs.outputs]}
     statuses = [s for s in status.values() if s]
-    # a part is the analysis's measurements, judged here against the papers' claims, or rows already judged
+    # the analyses' measurements judged against the papers' claims
     papers, causes = claims.read_claims(inputs.claims), claims.read_causes(inputs.causes)
-    parts = []
-    for p in (p for p in inputs.parts if not status[p]):
-        measured = claims.read_measurements(p)
-        parts += [rows for _, rows in claims.judge(measured, papers, causes)] if measured is not None else [pl.read_csv(p, schema=summary.COLUMNS)]
+    parts = claims.summary_frames([p for p in inputs.parts if not status[p]], papers, causes)
     skipped = pl.DataFrame([s.__dict__ for s in statuses], schema={k: pl.String for k in ("analysis", "reason", "needs", "origin", "status")})
     table = summary.causes_for_trace(summary.combine(parts), params.synthetic)
     if params.another_trace:  # the papers measured Google 2011: another trace's rows are compared, not judged

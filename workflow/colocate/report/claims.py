@@ -30,7 +30,7 @@ from colocate.measure import MEASUREMENT_COLUMNS
 from colocate.report.compare import DEFAULT_TOLERANCE, Compare, Tolerance, absolute, factor
 
 __all__ = ["CLAIM_COLUMNS", "MEASUREMENT_COLUMNS", "RELATIONS", "ClaimError", "read_claims", "read_causes", "judge",
-           "read_measurements"]
+           "read_measurements", "summary_frames"]
 
 #: A paper's table of claims: every column a string as written (the loader checks them).
 CLAIM_COLUMNS = ("id", "section", "item", "quantity", "paper", "unit", "scale", "relation", "tolerance",
@@ -135,3 +135,16 @@ def judge(measured: pl.DataFrame, claims: pl.DataFrame, causes: Mapping[str, str
             rows = summary.too_little_data(rows, reason, pl.col("quantity") == quantity)
         out.append((section, rows))
     return out
+
+
+def summary_frames(paths: Iterable[str | Path], papers: pl.DataFrame, causes: Mapping[str, str]) -> list[pl.DataFrame]:
+    """The summary's rows of each part in ``paths``, in order: an analysis's measurements judged against ``papers``,
+    or a part of rows already judged (an analysis not moved to the claims tables yet)."""
+    from colocate.report import summary
+
+    frames = []
+    for path in paths:
+        measured = read_measurements(path)
+        frames += ([rows for _, rows in judge(measured, papers, causes)] if measured is not None
+                   else [pl.read_csv(path, schema=summary.COLUMNS)])
+    return frames
