@@ -12,9 +12,9 @@ import numpy as np
 import polars as pl
 import pytest
 
-from colocate import insufficient, rulescript
+from colocate import insufficient, measure, rulescript
 from colocate.analysis import cpumem
-from wfutil import REPO, SAMPLE
+from wfutil import REPO, SAMPLE, judged
 
 SCRIPTS = REPO / "workflow" / "scripts"
 
@@ -199,7 +199,8 @@ def test_cpumem_tables_shares_by_hand(tmp_path):
     assert overall["BadlyFitted"]["share_of_classified"] == pytest.approx(1 / 6)
     production = table.filter(pl.col("scope") == "production")
     assert production.filter(pl.col("category") == "Flat")["share_of_fitted"].item() == pytest.approx(1.0)
-    ours = dict(pl.read_csv(outputs["summary"], infer_schema=False).select("quantity", "ours").iter_rows())
+    measured = pl.read_csv(outputs["summary"], schema=measure.MEASUREMENT_COLUMNS)  # judged by the summary
+    ours = dict(judged(measured.to_dicts()).select("quantity", "ours").iter_rows())
     assert ours["Flat (share of fitted jobs)"] == "60%"  # shown in % as the paper prints it
     assert ours["BadlyFitted (share of classified jobs)"] == "16.67%"
     assert (ours["jobs classified"], ours["jobs with too few points"]) == ("6", "1")

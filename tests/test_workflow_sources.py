@@ -184,7 +184,7 @@ def test_a_toy_source_runs_through_the_shared_reduce_and_says_what_does_not_appl
     assert record["trace"] == "a toy trace" and record["has"] == ["arrivals", "entities", "usage_series"]
     # what was read of the contract's tables, from the map's footers: every record, windows 0..47
     assert record["read"]["usage_records"] == {"rows": ENTITIES * WINDOWS, "first_window": 0, "last_window": WINDOWS - 1,
-                                               "first_h": 0.0, "last_h": (WINDOWS - 1) / 12}
+                                               "first_h": 0.0, "last_h": round((WINDOWS - 1) / 12, 4)}
     assert record["read"]["entity_pieces"]["rows"] == ENTITIES and set(record["read"]) == {"usage_records", "entity_pieces"}
     assert {c["table"]: c["maps_to"] for c in record["coverage"]} == {"entities": ["entity_pieces"], "usage": ["usage_records"]}
     # the toy touched no project file: its three files live beside its trace
