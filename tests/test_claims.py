@@ -26,8 +26,9 @@ def claims_file(tmp_path, *rows: str, name: str = "paper.tsv"):
 
 
 def row(id_: str, quantity: str = "q", paper: str = "1.0", unit: str = "", scale: str = "", relation: str = "≈",
-        tolerance: str = "", reason: str = "", cause: str = "", note: str = "", section: str = "S", item: str = "§1") -> str:
-    return "\t".join((id_, section, item, quantity, paper, unit, scale, relation, tolerance, reason, cause, note))
+        tolerance: str = "", reason: str = "", cause: str = "", note: str = "", section: str = "S", item: str = "§1",
+        depends_on: str = "") -> str:
+    return "\t".join((id_, section, item, quantity, paper, unit, scale, relation, tolerance, reason, cause, note, depends_on))
 
 
 # ----------------------------------------------------------------------------- the project's tables
@@ -91,12 +92,32 @@ def test_judged_rows_equal_the_rows_the_summary_builds_from_the_same_values():
     from colocate.report.compare import Compare, absolute
 
     papers = pl.DataFrame({c: [v] for c, v in zip(claims.CLAIM_COLUMNS, (
-        "x.y", "Sec", "Table 2", "share of D", "3.8%", "%", "100", "≈", "±1.5", "two sd", "", ""))}).with_columns(
+        "x.y", "Sec", "Table 2", "share of D", "3.8%", "%", "100", "≈", "±1.5", "two sd", "", "", ""))}).with_columns(
         pl.lit("x.tsv").alias("file"))
     ((_, judged),) = claims.judge(measure.measurements([measure.measurement("x.y", 0.0512, "of 1,000 jobs")]), papers, {})
     direct = summary.rows("Sec", [("share of D", "3.8%", 0.0512, "of 1,000 jobs",
                                    Compare(item="Table 2", unit="%", scale=100.0, tolerance=absolute(1.5, "two sd")))])
     assert judged.equals(direct)
+
+
+def test_a_row_whose_value_depends_on_a_table_read_in_part_says_so():
+    """The sample reads 3 of 500 task_events shards: the share of failing tasks depends on it (0.93% to 15.7% on
+    real shards), so its row says what was read; a row that depends on a table read whole says nothing more."""
+    record = {"coverage": [
+        {"table": "task_events", "read": 3, "of": 500, "whole": False, "maps_to": ["entity_pieces", "placement_events"]},
+        {"table": "machine_events", "read": 1, "of": 1, "whole": True, "maps_to": ["machine_events"]},
+        {"table": "task_constraints", "read": 0, "of": 500, "whole": False, "maps_to": []}]}
+    partial = claims.partial_reads(record)
+    assert partial == {"entity_pieces": "3 of 500 task_events files", "placement_events": "3 of 500 task_events files"}
+    papers = pl.DataFrame({c: ["x.failing", "x.rate"] for c in claims.CLAIM_COLUMNS}).with_columns(
+        pl.lit("S").alias("section"), pl.lit("").alias("cause"), pl.lit("").alias("note"), pl.lit("").alias("tolerance"), pl.lit("1").alias("scale"),
+        pl.lit("≈").alias("relation"), pl.lit("1").alias("paper"), pl.Series("depends_on", ["entity_pieces", "machine_events"]),
+        pl.lit("x.tsv").alias("file"))
+    measured = measure.measurements([measure.measurement("x.failing", 0.2, "any FAIL"), measure.measurement("x.rate", 1.0)])
+    ((_, rows),) = claims.judge(measured, papers, {}, partial)
+    assert rows["note"].to_list() == ["any FAIL; depends on how much of the trace was read: 3 of 500 task_events files", ""]
+    ((_, whole),) = claims.judge(measured, papers, {})
+    assert whole["note"].to_list() == ["any FAIL", ""]
 
 
 # ----------------------------------------------------------------------------- bad tables and measurements

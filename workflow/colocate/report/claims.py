@@ -4,8 +4,10 @@ Each paper's claims are one table, ``workflow/papers/<paper>.tsv``, one row per 
 that the summary shows (:data:`CLAIM_COLUMNS`): its ``id``, the summary ``section`` and ``quantity`` it is shown
 under, the paper's ``item`` (Table II, §6, Fig 7), the value as the paper prints it, the ``unit`` both sides are
 shown in and the ``scale`` that brings ours into it, the ``relation`` ours must keep with it, the ``tolerance``
-and its reason, a ``cause`` (an id: ``workflow/papers/causes/<id>.md`` holds its text) and a ``note``. A quantity
-or note may name a value of the run in braces (``windows with ≥ {maintenance} removals``).
+and its reason, a ``cause`` (an id: ``workflow/papers/causes/<id>.md`` holds its text), a ``note``, and
+``depends_on``: the contract's table (``entity_pieces``, ``usage_records``, …) whose partial reading changes the
+value, so that a run that read it in part says so beside the row. A quantity or note may name a value of the run
+in braces (``windows with ≥ {maintenance} removals``).
 
 An analysis writes only what it measured (:func:`colocate.measure.measurement`): the claim's id, its value (a
 number, or a text where the measure is one), a note, the values its claim's braces name, and a status where the
@@ -30,11 +32,11 @@ from colocate.measure import MEASUREMENT_COLUMNS
 from colocate.report.compare import DEFAULT_TOLERANCE, Compare, Tolerance, absolute, factor
 
 __all__ = ["CLAIM_COLUMNS", "MEASUREMENT_COLUMNS", "RELATIONS", "ClaimError", "read_claims", "read_causes", "judge",
-           "read_measurements", "summary_frames"]
+           "read_measurements", "partial_reads", "summary_frames"]
 
 #: A paper's table of claims: every column a string as written (the loader checks them).
 CLAIM_COLUMNS = ("id", "section", "item", "quantity", "paper", "unit", "scale", "relation", "tolerance",
-                 "tolerance_reason", "cause", "note")
+                 "tolerance_reason", "cause", "note", "depends_on")
 
 #: The relations a claim may state, and what each means.
 RELATIONS = {
@@ -102,10 +104,14 @@ def read_causes(paths: Iterable[str | Path]) -> dict[str, str]:
     return {Path(p).stem: " ".join(Path(p).read_text().split()) for p in paths}
 
 
-def judge(measured: pl.DataFrame, claims: pl.DataFrame, causes: Mapping[str, str]) -> list[tuple[str, pl.DataFrame]]:
+def judge(measured: pl.DataFrame, claims: pl.DataFrame, causes: Mapping[str, str],
+          partial: Mapping[str, str] | None = None) -> list[tuple[str, pl.DataFrame]]:
     """The summary's rows of ``measured`` (one part's measurements), section by section in the order measured:
     ``[(section, rows of colocate.report.summary.COLUMNS)]``, each row its claim's value, unit, relation and
-    tolerance beside ours. A measurement of an unknown claim, or a claim naming an unknown cause, is an error."""
+    tolerance beside ours. A measurement of an unknown claim, or a claim naming an unknown cause, is an error.
+
+    ``partial`` names the contract's tables this run read only in part, each with what was read (:func:`partial_reads`):
+    a claim whose value depends on how much of one was read (its ``depends_on``) says so in its note."""
     from colocate.report import summary
 
     by_id = {r["id"]: r for r in claims.iter_rows(named=True)}
@@ -124,7 +130,9 @@ def judge(measured: pl.DataFrame, claims: pl.DataFrame, causes: Mapping[str, str
                        tolerance=_tolerance(claim["tolerance"], claim["tolerance_reason"], claim["file"]),
                        scale_dependent=claim["relation"] == "count", cause=causes.get(claim["cause"], ""))
         ours = m["value"] if m["value"] is not None else m["text"]
-        notes = "; ".join(n for n in (m["note"], note) if n)
+        read = (partial or {}).get(claim["depends_on"])
+        depends = f"depends on how much of the trace was read: {read}" if read else ""
+        notes = "; ".join(n for n in (m["note"], note, depends) if n)
         sections.setdefault(claim["section"], []).append((quantity, claim["paper"] or None, ours, notes, spec))
         if m["status"]:
             status.setdefault(claim["section"], []).append((quantity, m["status"]))
@@ -137,7 +145,20 @@ def judge(measured: pl.DataFrame, claims: pl.DataFrame, causes: Mapping[str, str
     return out
 
 
-def summary_frames(paths: Iterable[str | Path], papers: pl.DataFrame, causes: Mapping[str, str]) -> list[pl.DataFrame]:
+def partial_reads(record: Mapping[str, Any]) -> dict[str, str]:
+    """The contract's tables a run read only in part, from its capabilities record (``trace/capabilities.json``):
+    table → what was read of the trace's table mapped to it ("3 of 500 task_events files")."""
+    out = {}
+    for c in record.get("coverage", []):
+        if c["read"] and not c["whole"]:
+            of = f" of {c['of']:,}" if c.get("of") is not None else ""
+            for table in c.get("maps_to", []):
+                out[table] = f"{c['read']:,}{of} {c['table']} files"
+    return out
+
+
+def summary_frames(paths: Iterable[str | Path], papers: pl.DataFrame, causes: Mapping[str, str],
+                   partial: Mapping[str, str] | None = None) -> list[pl.DataFrame]:
     """The summary's rows of each part in ``paths``, in order: an analysis's measurements judged against ``papers``,
     or a part of rows already judged (an analysis not moved to the claims tables yet)."""
     from colocate.report import summary
@@ -145,6 +166,6 @@ def summary_frames(paths: Iterable[str | Path], papers: pl.DataFrame, causes: Ma
     frames = []
     for path in paths:
         measured = read_measurements(path)
-        frames += ([rows for _, rows in judge(measured, papers, causes)] if measured is not None
+        frames += ([rows for _, rows in judge(measured, papers, causes, partial)] if measured is not None
                    else [pl.read_csv(path, schema=summary.COLUMNS)])
     return frames
