@@ -25,6 +25,7 @@ import json
 import math
 from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 
