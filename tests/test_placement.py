@@ -16,6 +16,7 @@ from colocate.scheduling import placement_analysis as pa
 from colocate.scheduling import placement_runs as pr
 from colocate.scheduling import placement_workload as pw
 from colocate.scheduling.checks import check_placement_policy, check_simulation
+from wfutil import judged
 
 TABLE_I = {
     "nodes": 32,
@@ -688,10 +689,10 @@ def test_summary_rows_compare_the_papers_one_run_with_the_spread_of_ours():
     assert short["Table III rejections total, PACK"]["scale_dependent"] and short["Table III rejections total, PACK"]["within"] is None
 
 
-def test_trace_summary_has_one_value_per_row():
+def test_trace_measurements_judged_have_one_value_per_row():
     table = pl.DataFrame({"policy": ["ABP"], "requests": [100], "rejected": [2], "reject_pct": [2.0], "sd_cpu": [0.2],
                           "sd_memory": [0.1], "offered_cpu_load": [0.55], "offered_memory_load": [0.3]})
-    rows = {r["quantity"]: r for r in pa.trace_summary(table).iter_rows(named=True)}
+    rows = {r["quantity"]: r for r in judged(pa.trace_measurements(table)).iter_rows(named=True)}
     assert set(rows) == {"% reject ABP", "StDev of CPU utilisation, ABP", "StDev of memory utilisation, ABP"}
     assert rows["% reject ABP"]["ours"] == "2%" and rows["StDev of memory utilisation, ABP"]["ours_value"] == 0.1
     assert all(r["item"].startswith("beyond the paper") and r["within"] is None for r in rows.values())

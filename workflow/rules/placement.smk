@@ -272,7 +272,7 @@ rule placement_trace_run:
         alpha=PLACEMENT_CFG["alpha"],
         tie_break=PLACEMENT_CFG["tie_break"],
         warmup=PLACEMENT_CFG["trace"]["warmup"],
-        code=code_digest("insufficient", *PLACEMENT_CODE, "scheduling.placement_analysis", "figures/placement", "report.summary", "io")
+        code=code_digest("insufficient", *PLACEMENT_CODE, "scheduling.placement_analysis", "figures/placement", "measure", "io")
         + PLACEMENT_PLUGINS,
     log:
         f"{RESULTS}/logs/placement_trace_run.log",

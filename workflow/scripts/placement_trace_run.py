@@ -1,9 +1,9 @@
 """The policies of Tantawi & Steinder on requests and machines from the trace (CPU, memory)."""
 import polars as pl
 
-from colocate import insufficient, io, rulescript
+from colocate import insufficient, io, measure, rulescript
 from colocate.figures.placement import fig_trace
-from colocate.scheduling.placement_analysis import trace_summary, trace_table
+from colocate.scheduling.placement_analysis import trace_measurements, trace_table
 from colocate.scheduling.placement_runs import rounded, run_trace
 
 ANALYSIS = "Trace-driven placement run (Tantawi & Steinder)"
@@ -21,7 +21,7 @@ def main(inputs, outputs, params, log):
     rounded(table).write_csv(out.table)
     policies = requests["policy"].unique(maintain_order=True).to_list()
     fig_trace(requests, policies, warmup=p.warmup).savefig(out.figure)
-    trace_summary(table).write_csv(out.summary)
+    measure.measurements(trace_measurements(table)).write_csv(out.summary)
     log.info("\n%s", table)
 
 

@@ -452,16 +452,17 @@ def trace_table(requests: pl.DataFrame, warmup: int, facts: pl.DataFrame) -> pl.
     )
 
 
-def trace_summary(table: pl.DataFrame) -> pl.DataFrame:
-    """Summary rows of the trace-driven run: Table II's measures on the trace (the paper has none, so none is compared)."""
-    spec = Compare(item="beyond the paper (Table II's measures on the trace)")
-    items = []
+def trace_measurements(table: pl.DataFrame) -> list[dict]:
+    """The trace-driven run's Table II measures, by the claims they answer (``workflow/papers/tantawi.tsv``: the
+    paper has no values for them, so none is judged)."""
+    from colocate.measure import measurement
+
+    rows = []
     for r in table.iter_rows(named=True):
-        items.append(
-            (f"% reject {r['policy']}", None, r["reject_pct"],
-             f"{r['rejected']} of {r['requests']} requests; offered CPU load {r['offered_cpu_load']:.3g}, memory {r['offered_memory_load']:.3g}",
-             Compare(item=spec.item, unit="%"))
-        )
-        items.append((f"StDev of CPU utilisation, {r['policy']}", None, r["sd_cpu"], "across nodes, mean over post-warm-up arrivals", spec))
-        items.append((f"StDev of memory utilisation, {r['policy']}", None, r["sd_memory"], "across nodes, mean over post-warm-up arrivals", spec))
-    return summary.rows("Placement, trace-driven (Tantawi & Steinder)", items)
+        rows += [
+            measurement("tantawi.trace.reject", r["reject_pct"], f"{r['rejected']} of {r['requests']} requests; offered CPU "
+                        f"load {r['offered_cpu_load']:.3g}, memory {r['offered_memory_load']:.3g}", policy=r["policy"]),
+            measurement("tantawi.trace.sd_cpu", r["sd_cpu"], policy=r["policy"]),
+            measurement("tantawi.trace.sd_memory", r["sd_memory"], policy=r["policy"]),
+        ]
+    return rows
