@@ -106,9 +106,11 @@ def test_a_row_whose_value_depends_on_a_table_read_in_part_says_so():
     record = {"coverage": [
         {"table": "task_events", "read": 3, "of": 500, "whole": False, "maps_to": ["entity_pieces", "placement_events"]},
         {"table": "machine_events", "read": 1, "of": 1, "whole": True, "maps_to": ["machine_events"]},
-        {"table": "task_constraints", "read": 0, "of": 500, "whole": False, "maps_to": []}]}
+        {"table": "task_constraints", "read": 0, "of": 500, "whole": False, "maps_to": []},
+        {"table": "vmtable", "read": 1, "of": None, "whole": False, "maps_to": ["group_events"]}]}  # a total not known
     partial = claims.partial_reads(record)
-    assert partial == {"entity_pieces": "3 of 500 task_events files", "placement_events": "3 of 500 task_events files"}
+    assert partial == {"entity_pieces": "3 of 500 task_events files", "placement_events": "3 of 500 task_events files",
+                       "group_events": "1 vmtable file"}
     papers = pl.DataFrame({c: ["x.failing", "x.rate"] for c in claims.CLAIM_COLUMNS}).with_columns(
         pl.lit("S").alias("section"), pl.lit("").alias("cause"), pl.lit("").alias("note"), pl.lit("").alias("tolerance"), pl.lit("1").alias("scale"),
         pl.lit("≈").alias("relation"), pl.lit("1").alias("paper"), pl.Series("depends_on", ["entity_pieces", "machine_events"]),

@@ -153,8 +153,9 @@ def partial_reads(record: Mapping[str, Any]) -> dict[str, str]:
     for c in record.get("coverage", []):
         if c["read"] and not c["whole"]:
             of = f" of {c['of']:,}" if c.get("of") is not None else ""
+            files = "file" if (c.get("of") or c["read"]) == 1 else "files"
             for table in c.get("maps_to", []):
-                out[table] = f"{c['read']:,}{of} {c['table']} files"
+                out[table] = f"{c['read']:,}{of} {c['table']} {files}"
     return out
 
 
