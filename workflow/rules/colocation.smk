@@ -21,7 +21,7 @@ rule colocation_density:
         summary=f"{RESULTS}/summary/colocation.csv",
     params:
         days=CO["days"],
-        code=code_digest("analysis.colocation", "measure", "io"),
+        code=code_digest("analysis.colocation", "sources.contract", "measure", "io"),
     log:
         f"{RESULTS}/logs/colocation_density.log",
     benchmark:

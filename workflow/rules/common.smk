@@ -163,9 +163,7 @@ def contract_table_whole(name):
 def contract_tables_read():
     """The files of each of the contract's tables the run's source writes and has what it serves for: {table: files}
     (a table the analyses read; no map runs only for the capabilities record)."""
-    files = {"usage_records": USAGE_RECORDS, "entity_pieces": ENTITY_PIECES, "group_windows": GROUP_WINDOWS,
-             "sampled_windows": SAMPLED_WINDOWS, "group_events": GROUP_EVENTS, "machine_events": MACHINE_EVENTS,
-             "placement_events": PLACEMENT_EVENTS}
+    files = {name: globals()[table.variable] for name, table in _contract.TABLES.items()}
     serves = {name: table.serves for name, table in _contract.TABLES.items()}
     # the shared reduce reads usage records and entity pieces together
     serves["usage_records"] = serves["entity_pieces"] = ("entities", "usage_series")

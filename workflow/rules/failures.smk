@@ -41,7 +41,7 @@ rule failures_removals:
         n_windows=N_WINDOWS,
         outstanding=FA["outstanding"],
         maintenance_min_removals=FA["maintenance_min_removals"],
-        code=code_digest("analysis.failures", "io"),
+        code=code_digest("analysis.failures", "sources.contract", "io"),
     log:
         f"{RESULTS}/logs/failures/removals.log",
     benchmark:

@@ -131,7 +131,7 @@ rule map_task_events:
         stem=MAP_RE,
     params:
         buckets=config["mapreduce"]["buckets"],
-        code=code_digest("prep.mapreduce", "prep.tasks", "trace", "io"),
+        code=code_digest("prep.mapreduce", "prep.tasks", "sources.contract", "trace", "io"),
     log:
         f"{RESULTS}/logs/map_task_events/{{stem}}.log",
     benchmark:
@@ -164,7 +164,7 @@ rule map_task_usage:
         buckets=config["mapreduce"]["buckets"],
         windows_per_day=config["mapreduce"]["sampled_windows_per_day"],
         seed=config["mapreduce"]["seed"],
-        code=code_digest("prep.mapreduce", "prep.tasks", "trace", "io"),
+        code=code_digest("prep.mapreduce", "prep.tasks", "sources.contract", "trace", "io"),
     log:
         f"{RESULTS}/logs/map_task_usage/{{stem}}.log",
     benchmark:

@@ -25,14 +25,14 @@ import numpy as np
 import polars as pl
 
 from colocate.measure import measurement
-from colocate.sources.contract import ORIGIN_US, EventType
+from colocate.sources.contract import ORIGIN_US, TABLES, EventType
 
 #: Events after which a task is running on its machine (schema v2.1, "Job and task life cycles").
 RUNNING_EVENTS = (int(EventType.SCHEDULE), int(EventType.UPDATE_RUNNING))
 
 DENSITY_QUANTILES = {"p10": 0.1, "median": 0.5, "p90": 0.9, "p99": 0.99}
 
-_EVENT_COLUMNS = ("time", "job_id", "task_index", "machine_id", "event_type")
+_EVENT_COLUMNS = tuple(TABLES["placement_events"].columns)  # the contract's placement events
 
 
 def running_tasks(events: pl.DataFrame | pl.LazyFrame, at_us: int) -> pl.DataFrame:

@@ -23,23 +23,14 @@ from colocate.prep.tasks import (
     inst_histograms,
     task_statistics,
 )
+from colocate.sources.contract import TABLES
 from colocate.trace import TRACE_START_US, WINDOW_US, EventType
 
 #: Multiplier of the bucket hash; prime, and job IDs (< 2**33) times it stay below 2**63.
 _BUCKET_MULTIPLIER = 1_000_003
 
-#: Columns of task_usage kept by the map (Janus §3 and Beaumont §3–4 need no others).
-USAGE_COLUMNS = [
-    "start_time",
-    "end_time",
-    "job_id",
-    "task_index",
-    "machine_id",
-    "cpu_rate",
-    "canonical_memory_usage",
-    "maximum_cpu_rate",
-    "sampled_cpu_usage",
-]
+#: Columns of task_usage kept by the map (Janus §3 and Beaumont §3–4 need no others): the contract's usage records.
+USAGE_COLUMNS = [c for c in TABLES["usage_records"].columns if c != "bucket"]
 TASK_EVENT_COLUMNS = [
     "time",
     "job_id",
