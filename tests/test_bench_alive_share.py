@@ -58,7 +58,7 @@ def test_run_shares_by_hand(tmp_path):
 
 def test_the_real_trace_start_on_the_shipped_sample():
     real = alive_share.trace_start(REPO / "workflow" / "data" / "google-2011-sample")
-    assert (real["jobs"], real["tasks"]) == (3976, 132_982)  # colocation.REAL_TRACE_START's tasks, by job
+    assert (real["jobs"], real["tasks"]) == (3976, 132_982)  # workflow/papers/real-trace.tsv's running tasks, by job
     assert real["D"] == 235  # 5.9% of the alive jobs, Beaumont Table 1's 5.8% (its 240.9 jobs of D)
     assert real["D_tasks"] / real["D"] == pytest.approx(453, abs=1)  # Beaumont §3: 470 tasks a job of D
     assert real["others_ended"] == pytest.approx(0.030, abs=0.001)

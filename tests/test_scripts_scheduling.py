@@ -22,7 +22,7 @@ from test_placement import TABLE_I
 from wfutil import PAPERS, REPO
 
 SCRIPTS = REPO / "workflow" / "scripts"
-#: A capabilities record as a tiny synthetic run writes it (trace/capabilities.json): every file of each table read.
+#: A capabilities record constructed in the shape of trace/capabilities.json: every file of each table read.
 TINY_CAPABILITIES = """{"trace": "the synthetic 2011 trace", "entity": "task", "group": "job", "span_windows": 576,
  "coverage": [{"table": "task_usage", "read": 3, "of": 3, "whole": true, "maps_to": ["usage_records"],
                "files": ["part-00000-of-00003", "part-00001-of-00003", "part-00002-of-00003"]}],

@@ -119,6 +119,8 @@ SAMPLED_WINDOWS = expand(f"{RESULTS}/map/task_usage/{{stem}}/sampled_windows.par
 GROUP_EVENTS = expand(f"{RESULTS}/map/job_events/{{stem}}.parquet", stem=map_batches("job_events"))
 MACHINE_EVENTS = [f"{RESULTS}/map/machine_events.parquet"]
 PLACEMENT_EVENTS = [f"{RESULTS}/map/placement_events.parquet"]
+#: The placement events are read up to the co-location analysis's last instant (colocation.days), no further.
+PLACEMENT_EVENTS_UNTIL_DAY = max(config["colocation"]["days"])
 
 
 rule map_task_events:
@@ -242,7 +244,7 @@ rule map_placement_events:
         PLACEMENT_EVENTS[0],
     params:
         # the co-location analysis's last instant: the shards after the one that passes it are not read
-        until_day=max(config["colocation"]["days"]),
+        until_day=PLACEMENT_EVENTS_UNTIL_DAY,
         code=code_digest("sources.contract", "trace", "io"),
     log:
         f"{RESULTS}/logs/map_placement_events.log",
@@ -253,7 +255,7 @@ rule map_placement_events:
         # the events up to the last instant: at the trace start (colocation.days [0]) the first shard's, read in
         # part (peak 148–175 MB on the default run and the paper-scale slice, bench/memory.py); a later day reads
         # every shard before it (unmeasured: ~10 MB per MB of csv.gz, as the maps)
-        mem_mb=lambda wc, input: int(280 + (10 * size_mb(input.events) if max(config["colocation"]["days"]) > 0 else 0)),
+        mem_mb=lambda wc, input: int(280 + (10 * size_mb(input.events) if PLACEMENT_EVENTS_UNTIL_DAY > 0 else 0)),
         runtime=10,
     conda:
         "../../environment.yml"
