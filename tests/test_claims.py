@@ -28,8 +28,9 @@ def claims_file(tmp_path, *rows: str, name: str = "paper.tsv"):
 
 def row(id_: str, quantity: str = "q", paper: str = "1.0", unit: str = "", scale: str = "", relation: str = "≈",
         tolerance: str = "", reason: str = "", cause: str = "", note: str = "", section: str = "S", item: str = "§1",
-        depends_on: str = "") -> str:
-    return "\t".join((id_, section, item, quantity, paper, unit, scale, relation, tolerance, reason, cause, note, depends_on))
+        depends_on: str = "", reads_trace: str = "yes") -> str:
+    return "\t".join((id_, section, item, quantity, paper, unit, scale, relation, tolerance, reason, cause, note, depends_on,
+                      reads_trace))
 
 
 # ----------------------------------------------------------------------------- the project's tables
@@ -39,7 +40,8 @@ def test_the_projects_claims_tables_read_and_every_cause_they_name_exists():
     papers = claims.read_claims(sorted(PAPERS.glob("*.tsv")))
     causes = claims.read_causes(sorted((PAPERS / "causes").glob("*.md")))
     # each claim's id names the paper whose table holds it (real-trace.tsv: the real 2011 trace's own values)
-    prefix = {"janus": "janus.", "beaumont": "beaumont.", "tantawi": "tantawi.", "real-trace": "real2011."}
+    prefix = {"janus": "janus.", "beaumont": "beaumont.", "tantawi": "tantawi.", "unuvar": "unuvar.",
+              "real-trace": "real2011."}
     for file, ids in papers.group_by("file").agg("id").iter_rows():
         assert all(i.startswith(prefix[Path(file).stem]) for i in ids), file
     assert set(papers["cause"].to_list()) - {""} <= set(causes)
@@ -95,11 +97,12 @@ def test_judged_rows_equal_the_rows_the_summary_builds_from_the_same_values():
     from colocate.report.compare import Compare, absolute
 
     papers = pl.DataFrame({c: [v] for c, v in zip(claims.CLAIM_COLUMNS, (
-        "x.y", "Sec", "Table 2", "share of D", "3.8%", "%", "100", "≈", "±1.5", "two sd", "", "", ""))}).with_columns(
+        "x.y", "Sec", "Table 2", "share of D", "3.8%", "%", "100", "≈", "±1.5", "two sd", "", "", "", "yes"))}).with_columns(
         pl.lit("x.tsv").alias("file"))
     ((_, judged),) = claims.judge(measure.measurements([measure.measurement("x.y", 0.0512, "of 1,000 jobs")]), papers, {})
     direct = summary.rows("Sec", [("share of D", "3.8%", 0.0512, "of 1,000 jobs",
-                                   Compare(item="Table 2", unit="%", scale=100.0, tolerance=absolute(1.5, "two sd")))])
+                                   Compare(item="Table 2", unit="%", scale=100.0, tolerance=absolute(1.5, "two sd"),
+                                           claim="x.y", reads_trace=True))])
     assert judged.equals(direct)
 
 
@@ -130,12 +133,17 @@ def test_a_row_whose_value_depends_on_a_table_read_in_part_says_so():
 
 @pytest.mark.parametrize(("rows", "needle"), [
     ([row("a"), row("a")], r"paper\.tsv:3: id 'a' is also at .*paper\.tsv:2"),
-    ([row("a", relation="~")], r"paper\.tsv:2: relation '~' is not one of ≈, count, none"),
+    ([row("a", relation="~")], r"paper\.tsv:2: relation '~' is not one of ≈, ≤, ≥, same, count, none, reference"),
     ([row("a", tolerance="×2")], r"paper\.tsv:2: tolerance ×2 without its reason"),
-    ([row("a", tolerance="2x", reason="r")], r"paper\.tsv:2: tolerance '2x' is not ×FACTOR or ±AMOUNT"),
+    ([row("a", tolerance="2x", reason="r")], r"paper\.tsv:2: tolerance '2x' is not ×FACTOR, ±AMOUNT"),
     ([row("a", relation="none", paper="1")], r"paper\.tsv:2: relation none, but the paper's value '1' is given"),
     ([row("a", scale="lots")], r"paper\.tsv:2: scale 'lots' is not a number"),
     ([row("")], r"paper\.tsv:2: a claim without an id"),
+    ([row("a", relation="≥", tolerance="×2", reason="r")], r"paper\.tsv:2: relation ≥ takes no tolerance"),
+    ([row("a", relation="same", paper="")], r"paper\.tsv:2: relation same without the paper's value"),
+    ([row("a", relation="≤", paper="few")], r"paper\.tsv:2: relation ≤: the paper's value 'few' is not a number"),
+    ([row("a", reads_trace="maybe")], r"paper\.tsv:2: reads_trace 'maybe' is not yes or no"),
+    ([row("a", tolerance="±2/√m", reason="r")], r"paper\.tsv:2: tolerance '±2/√m' is not"),
 ])
 def test_a_bad_claims_table_is_refused_naming_the_file_and_line(tmp_path, rows, needle):
     with pytest.raises(claims.ClaimError, match=needle):
@@ -214,3 +222,65 @@ def test_editing_a_paper_value_or_a_cause_reruns_the_summary_and_nothing_else(ti
     tsv = repo / "workflow/papers/beaumont.tsv"
     tsv.write_text(tsv.read_text().replace("\t1.07\t", "\t1.08\t", 1))
     assert planned() == {"summary", "all"}
+
+
+# ----------------------------------------------------------------------------- relations and tolerances, hand-computed
+
+
+def test_each_relation_judges_as_it_states(tmp_path):
+    """≤ and ≥ are exact bounds, same compares the paper's words (case and a full stop aside), reference and none
+    are shown and not judged, and a row that does not read the trace says so."""
+    path = claims_file(tmp_path,
+                       row("r.le", paper="0.05", relation="≤"), row("r.ge", paper="0.05", relation="≥"),
+                       row("r.same", paper="Not rejected", relation="same"),
+                       row("r.diff", paper="not rejected", relation="same"),
+                       row("r.ref", paper="10.65", relation="reference"),
+                       row("r.none", paper="", relation="none", reads_trace="no"))
+    measured = measure.measurements([measure.measurement("r.le", 0.05), measure.measurement("r.ge", 0.0499),
+                                     measure.measurement("r.same", "not rejected."), measure.measurement("r.diff", "rejected"),
+                                     measure.measurement("r.ref", 10.6), measure.measurement("r.none", 3.0)])
+    ((_, rows),) = claims.judge(measured, claims.read_claims([path]), {})
+    assert rows["within"].to_list() == [True, False, True, False, None, None]
+    assert rows["verdict"].to_list() == ["within", "outside", "within", "outside", "reference", "no paper value"]
+    assert rows["tolerance"].to_list()[:3] == ["≤", "≥", "same"]
+    assert rows["claim"].to_list() == ["r.le", "r.ge", "r.same", "r.diff", "r.ref", "r.none"]
+    assert rows["reads_trace"].to_list() == [True] * 5 + [False]
+
+
+@pytest.mark.parametrize(("text", "n", "width"), [
+    ("±0.5/√n", 25, 0.1),                            # 0.5 / 5
+    ("±0.5/√n", 3, 0.29),                            # 0.2887 to 2 significant digits
+    ("±2√(p(1−p)/n), p = 1/2", 16, 0.25),            # 2 √(0.25 / 16)
+    ("±2√(p(1−p)/n), p = 0.9", 100, 0.06),           # 2 √(0.09 / 100)
+])
+def test_a_tolerance_of_the_measured_n_is_two_standard_errors(text, n, width):
+    t = claims.tolerance(text, "2 SE over {n} jobs", "x", {"n": n})
+    assert (t.kind, t.value, t.reason) == ("absolute", width, f"2 SE over {n} jobs")
+
+
+@pytest.mark.parametrize("values", [{}, {"n": 0}, None])
+def test_a_tolerance_of_n_without_n_is_the_default_factor(values):
+    from colocate.report.compare import DEFAULT_TOLERANCE
+
+    assert claims.tolerance("±0.5/√n", "2 SE", "x", values) == DEFAULT_TOLERANCE
+
+
+def test_the_headline_counts_trace_rows_apart_from_the_rest(tmp_path):
+    """8 rows: 3 judged that read the trace (2 within), 2 judged that do not (1 within), a count, a row without a
+    paper value, and one with too little data: the headline is 2 of 3; the rest is counted apart."""
+    path = claims_file(tmp_path,
+                       row("h.a", paper="1"), row("h.b", paper="1"), row("h.c", paper="1"),
+                       row("h.d", paper="1", reads_trace="no"), row("h.e", paper="1", reads_trace="no"),
+                       row("h.f", paper="100", relation="count"), row("h.g", paper="", relation="none"),
+                       row("h.h", paper="1"))
+    measured = measure.measurements([
+        measure.measurement("h.a", 1.1), measure.measurement("h.b", 0.9), measure.measurement("h.c", 9.0),
+        measure.measurement("h.d", 1.0), measure.measurement("h.e", 5.0), measure.measurement("h.f", 50),
+        measure.measurement("h.g", 2.0), measure.measurement("h.h", 1.0, status="one window")])
+    ((_, rows),) = claims.judge(measured, claims.read_claims([path]), {})
+    h = summary.headline(rows)
+    assert (h["judged"], h["within"], h["apart_judged"], h["apart_within"]) == (3, 2, 2, 1)
+    assert (h["too little data"], h["count"], h["no paper value"]) == (1, 1, 1)
+    text = summary.headline_text(rows)
+    assert text.startswith("**2 of 3 judged rows that read the trace agree with the papers (67%); 1 disagree**")
+    assert "1 of 2 rows that do not read the trace" in text and "1 row with too little data" in text

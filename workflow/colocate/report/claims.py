@@ -14,36 +14,49 @@ number, or a text where the measure is one), a note, the values its claim's brac
 data were too few. :func:`judge` joins the two into the summary's rows (:mod:`colocate.report.summary`), so no
 paper value or cause lives in the science modules, and editing one reruns the summary alone.
 
-Relations: ``≈`` ours within the tolerance of the paper's value (a factor or ± an amount, the default factor
-where none is named; a paper's "< x" or "> x" is a bound); ``count`` a count that grows with the trace, shown and
-not judged; ``none`` the paper gives no value, shown and not counted.
+Relations (:data:`RELATIONS`): ``≈`` ours within the tolerance of the paper's value (a factor, ± an amount, or two
+standard errors at the measured n, :func:`tolerance`; the default factor where none is named; a paper's "< x" or
+"> x" is a bound widened by the tolerance); ``≤`` and ``≥`` ours on the stated side of the paper's number, exactly;
+``same`` ours states what the paper states (a test's verdict, a sign, an ordering: the analysis measures it as
+text in the paper's words); ``count`` a count that grows with the trace, shown and not judged; ``none`` the paper
+gives no value, shown and not counted; ``reference`` the value is this project's own measurement on the real trace,
+shown beside ours and not judged.
+
+``reads_trace`` says whether the row's value depends on the trace at all (``no`` for the placement experiment at
+Table I's loads, which draws its own requests): the summary's headline counts the rows that read it.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Iterable, Mapping
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
 import polars as pl
 
 from colocate.measure import MEASUREMENT_COLUMNS
-from colocate.report.compare import DEFAULT_TOLERANCE, Compare, Tolerance, absolute, factor
+from colocate.report.compare import DEFAULT_TOLERANCE, Compare, Tolerance, absolute, cause_if_outside, factor, parse_number
 
-__all__ = ["CLAIM_COLUMNS", "MEASUREMENT_COLUMNS", "RELATIONS", "ClaimError", "read_claims", "read_causes", "judge",
+__all__ = ["CLAIM_COLUMNS", "MEASUREMENT_COLUMNS", "RELATIONS", "ClaimError", "read_claims", "read_causes", "judge", "tolerance",
            "read_measurements", "partial_reads", "summary_frames"]
 
 #: A paper's table of claims: every column a string as written (the loader checks them).
 CLAIM_COLUMNS = ("id", "section", "item", "quantity", "paper", "unit", "scale", "relation", "tolerance",
-                 "tolerance_reason", "cause", "note", "depends_on")
+                 "tolerance_reason", "cause", "note", "depends_on", "reads_trace")
 
 #: The relations a claim may state, and what each means.
 RELATIONS = {
     "≈": "ours within the tolerance of the paper's value (a printed < or > is a bound)",
+    "≤": "ours at most the paper's number",
+    "≥": "ours at least the paper's number",
+    "same": "ours states what the paper states (a verdict, a sign, an ordering), in the paper's words",
     "count": "a count that grows with the trace: shown, not judged",
     "none": "the paper gives no value: shown, not counted",
+    "reference": "this project's own measurement on the real trace: shown, not judged",
 }
 
 
@@ -51,18 +64,45 @@ class ClaimError(ValueError):
     """A claims table or a measurement that cannot be read: names the file and line, or the claim's id."""
 
 
-def _tolerance(text: str, reason: str, where: str) -> Tolerance:
+_PER_ROOT_N = re.compile(r"^±(?P<k>[0-9.eE+-]+)/√n$")
+_BINOMIAL = re.compile(r"^±2√\(p\(1−p\)/n\), p = (?P<p>[0-9.]+(?:/[0-9]+)?)$")
+
+
+def _two_digits(x: float) -> float:
+    """``x`` to 2 significant digits (a tolerance's precision)."""
+    return float(f"{x:.2g}")
+
+
+def tolerance(text: str, reason: str, where: str, values: Mapping[str, Any] | None = None) -> Tolerance:
+    """The tolerance a claim states: empty (the default factor), ``×F``, ``±A``, or one of the number ``n`` (jobs,
+    sets, runs) its measurement gives: ``±K/√n`` (two standard errors of a statistic whose spread is K/2) or
+    ``±2√(p(1−p)/n), p = P`` (two standard errors of a binomial share P), rounded to 2 significant digits; with no
+    n (or a zero one) the default factor. Braces in the reason name the measurement's values (``over {n} jobs``).
+    Without ``values`` (when a table is read) only the form is checked."""
     if not text:
         return DEFAULT_TOLERANCE
+    if not reason:
+        raise ClaimError(f"{where}: tolerance {text} without its reason (tolerance_reason)")
+    said = reason.format(**values) if values else reason
+    per_root, binomial = _PER_ROOT_N.match(text), _BINOMIAL.match(text)
+    if per_root or binomial:
+        try:
+            k = float(per_root.group("k")) if per_root else 0.0
+            p = 0.0 if per_root else float(Fraction(binomial.group("p")))
+        except (ValueError, ZeroDivisionError):
+            raise ClaimError(f"{where}: tolerance {text!r} does not parse") from None
+        n = (values or {}).get("n")
+        if values is None or not n or n < 1:
+            return DEFAULT_TOLERANCE
+        width = _two_digits(k / math.sqrt(n) if per_root else 2 * math.sqrt(p * (1 - p) / n))
+        return absolute(width, said) if width > 0 else DEFAULT_TOLERANCE
     try:
         amount = float(text[1:])
     except ValueError:
         amount = math.nan
     if text[0] not in "×±" or not math.isfinite(amount):
-        raise ClaimError(f"{where}: tolerance {text!r} is not ×FACTOR or ±AMOUNT")
-    if not reason:
-        raise ClaimError(f"{where}: tolerance {text} without its reason (tolerance_reason)")
-    return (factor if text[0] == "×" else absolute)(amount, reason)
+        raise ClaimError(f"{where}: tolerance {text!r} is not ×FACTOR, ±AMOUNT, ±K/√n or ±2√(p(1−p)/n), p = P")
+    return (factor if text[0] == "×" else absolute)(amount, said)
 
 
 def read_claims(paths: Iterable[str | Path]) -> pl.DataFrame:
@@ -84,7 +124,15 @@ def read_claims(paths: Iterable[str | Path]) -> pl.DataFrame:
                 raise ClaimError(f"{where}: relation {row['relation']!r} is not one of {', '.join(RELATIONS)}")
             if row["relation"] == "none" and row["paper"]:
                 raise ClaimError(f"{where}: relation none, but the paper's value {row['paper']!r} is given")
-            _tolerance(row["tolerance"], row["tolerance_reason"], where)
+            if row["relation"] in ("≤", "≥", "same", "count", "none", "reference") and row["tolerance"]:
+                raise ClaimError(f"{where}: relation {row['relation']} takes no tolerance (given {row['tolerance']!r})")
+            if row["relation"] in ("≤", "≥", "same", "reference") and not row["paper"]:
+                raise ClaimError(f"{where}: relation {row['relation']} without the paper's value")
+            if row["relation"] in ("≤", "≥") and parse_number(row["paper"]) is None:
+                raise ClaimError(f"{where}: relation {row['relation']}: the paper's value {row['paper']!r} is not a number")
+            if row["reads_trace"] not in ("yes", "no"):
+                raise ClaimError(f"{where}: reads_trace {row['reads_trace']!r} is not yes or no")
+            tolerance(row["tolerance"], row["tolerance_reason"], where)
             try:
                 float(row["scale"] or 1)
             except ValueError:
@@ -128,20 +176,23 @@ def judge(measured: pl.DataFrame, claims: pl.DataFrame, causes: Mapping[str, str
         values = json.loads(m["values"]) if m["values"] else {}
         quantity, note = claim["quantity"].format(**values), claim["note"].format(**values)
         spec = Compare(item=claim["item"], unit=claim["unit"], scale=float(claim["scale"] or 1),
-                       tolerance=_tolerance(claim["tolerance"], claim["tolerance_reason"], claim["file"]),
-                       scale_dependent=claim["relation"] == "count", cause=causes.get(claim["cause"], ""))
+                       tolerance=tolerance(claim["tolerance"], claim["tolerance_reason"], claim["file"], values),
+                       scale_dependent=claim["relation"] == "count", relation=claim["relation"], claim=claim["id"],
+                       reads_trace=claim["reads_trace"] == "yes")
         ours = m["value"] if m["value"] is not None else m["text"]
+        # a measured cause explains a deviation: named only where the row is outside its tolerance
+        spec = cause_if_outside(claim["paper"] or None, ours, spec, causes.get(claim["cause"], ""))
         read = (partial or {}).get(claim["depends_on"])
         depends = f"depends on how much of the trace was read: {read}" if read else ""
         notes = "; ".join(n for n in (m["note"], note, depends) if n)
         sections.setdefault(claim["section"], []).append((quantity, claim["paper"] or None, ours, notes, spec))
         if m["status"]:
-            status.setdefault(claim["section"], []).append((quantity, m["status"]))
+            status.setdefault(claim["section"], []).append((claim["id"], m["status"]))
     out = []
     for section, items in sections.items():
         rows = summary.rows(section, items)
-        for quantity, reason in status.get(section, []):
-            rows = summary.too_little_data(rows, reason, pl.col("quantity") == quantity)
+        for claim_id, reason in status.get(section, []):
+            rows = summary.too_little_data(rows, reason, pl.col("claim") == claim_id)
         out.append((section, rows))
     return out
 

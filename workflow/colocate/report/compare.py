@@ -91,6 +91,11 @@ class Compare:
     scale_dependent: bool = False
     cause: str = ""
     extra: dict = field(default_factory=dict, compare=False, repr=False)
+    #: the claim's relation (colocate.report.claims.RELATIONS), its id, and whether its value reads the trace (None:
+    #: a row not judged from the claims tables)
+    relation: str = "≈"
+    claim: str = ""
+    reads_trace: bool | None = None
 
 
 @dataclass(frozen=True)
@@ -143,7 +148,14 @@ def compare(paper: object, ours: object, spec: Compare | None = None) -> dict:
         ours_value = o.value if (isinstance(ours, str) and o.unit) else o.value * spec.scale
     paper_value = p.value if p else None
     within = None
-    if p is not None and ours_value is not None and not spec.scale_dependent and math.isfinite(ours_value):
+    judged = p is not None and ours_value is not None and not spec.scale_dependent and math.isfinite(ours_value)
+    if spec.relation == "same":
+        within = _words(paper) == _words(ours) if paper is not None and ours is not None else None
+    elif spec.relation in ("none", "reference"):
+        within = None
+    elif spec.relation in ("≤", "≥") and judged:
+        within = ours_value <= p.value if spec.relation == "≤" else ours_value >= p.value
+    elif judged:
         lo, hi = spec.tolerance.band(p.value)
         if p.relation == "<":
             within = ours_value <= hi
@@ -160,12 +172,18 @@ def compare(paper: object, ours: object, spec: Compare | None = None) -> dict:
         "relation": p.relation if p else None,
         "ours_value": ours_value,
         "unit": unit,
-        "tolerance": str(spec.tolerance),
-        "tolerance_reason": spec.tolerance.reason,
+        "tolerance": {"same": "same", "≤": "≤", "≥": "≥"}.get(spec.relation, str(spec.tolerance)),
+        "tolerance_reason": {"same": "the paper's statement", "≤": "the paper's bound",
+                             "≥": "the paper's bound"}.get(spec.relation, spec.tolerance.reason),
         "within": within,
         "scale_dependent": spec.scale_dependent,
         "cause": spec.cause,
     }
+
+
+def _words(text: object) -> str:
+    """A statement compared word for word: case, spacing and a final full stop aside."""
+    return " ".join(str(text).lower().rstrip(".").split())
 
 
 def cause_if_outside(paper: object, ours: object, spec: Compare, cause: str | None) -> Compare:

@@ -35,7 +35,34 @@ COLUMNS = {
     "within": pl.Boolean,
     "scale_dependent": pl.Boolean,
     "cause": pl.String,
+    # the claim judged (workflow/papers/*.tsv), whether its value reads the trace, and the row's verdict (VERDICTS)
+    "claim": pl.String,
+    "reads_trace": pl.Boolean,
+    "verdict": pl.String,
 }
+
+#: A row's verdict: judged (within, outside) or why not.
+VERDICTS = {
+    "within": "within the tolerance of the paper's value (or on the side of its bound, or stating what it states)",
+    "outside": "outside it",
+    "too little data": "the data read span too little of the trace to stand beside the paper's",
+    "count": "a count that grows with the trace: shown, not judged",
+    "no paper value": "the paper gives no value: shown, not counted",
+    "reference": "beside this project's own measurement on the real trace: not judged",
+    "another trace": "measured on another trace than the paper's: compared, not judged",
+    "not judged": "the paper's statement has no relation to judge it by",
+}
+
+
+def verdict(within: bool | None, scale_dependent: bool, relation: str, paper: object) -> str:
+    """The :data:`VERDICTS` key of a row from its comparison and its claim's relation."""
+    if within is not None:
+        return "within" if within else "outside"
+    if scale_dependent:
+        return "count"
+    if relation == "reference":
+        return "reference"
+    return "no paper value" if paper is None or relation == "none" else "not judged"
 
 
 def _fmt(value: object) -> str:
@@ -79,13 +106,17 @@ def rows(section: str, items: Iterable[Sequence[object]]) -> pl.DataFrame:
         if spec is not None and spec.unit == "%" and re.fullmatch(r"[-+]?[\d.,]+(e[-+]?\d+)?", paper_text):
             paper_text += "%"  # the same unit on both sides, where the paper's table gives it in its header
         out.append({"section": section, "quantity": str(quantity), "paper": paper_text,
-                    "ours": _fmt(shown) + suffix if shown is not None else "", "note": note, **c})
+                    "ours": _fmt(shown) + suffix if shown is not None else "", "note": note, **c,
+                    "claim": spec.claim if spec is not None else "", "reads_trace": spec.reads_trace if spec is not None else None,
+                    "verdict": verdict(c["within"], c["scale_dependent"], spec.relation if spec is not None else "≈", paper)})
     return pl.DataFrame(out, schema=COLUMNS)
 
 
-def _unjudged(frame: pl.DataFrame, said: str, hit: pl.Expr) -> pl.DataFrame:
-    """The ``hit`` rows shown but not judged: ``within``, the tolerance and the cause cleared, ``said`` in the note."""
+def _unjudged(frame: pl.DataFrame, said: str, hit: pl.Expr, why: str) -> pl.DataFrame:
+    """The ``hit`` rows shown but not judged: ``within``, the tolerance and the cause cleared, ``said`` in the note,
+    ``why`` their verdict."""
     return frame.with_columns(
+        pl.when(hit).then(pl.lit(why)).otherwise("verdict").alias("verdict"),
         pl.when(hit).then(None).otherwise("within").alias("within"),
         pl.when(hit).then(None).otherwise("tolerance").alias("tolerance"),
         pl.when(hit).then(None).otherwise("tolerance_reason").alias("tolerance_reason"),
@@ -104,7 +135,7 @@ def too_little_data(frame: pl.DataFrame, reason: str, rows: pl.Expr | None = Non
     """
     # judged rows, and rows with a paper value that lack ours (a statistic too little data left empty)
     compared = pl.col("within").is_not_null() | (pl.col("paper_value").is_not_null() & ~pl.col("scale_dependent"))
-    return _unjudged(frame, f"too little data: {reason}; not judged", compared & (pl.lit(True) if rows is None else rows))
+    return _unjudged(frame, f"too little data: {reason}; not judged", compared & (pl.lit(True) if rows is None else rows), "too little data")
 
 
 def another_trace(frame: pl.DataFrame, trace: str) -> pl.DataFrame:
@@ -114,7 +145,7 @@ def another_trace(frame: pl.DataFrame, trace: str) -> pl.DataFrame:
     finding holds elsewhere, so no tolerance applies: ``within`` and the tolerance are cleared, and the note says
     which trace the row came from (issue 16's cross-trace comparison).
     """
-    return _unjudged(frame, f"{trace}; the paper's is Google 2011's: compared, not judged", pl.lit(True))
+    return _unjudged(frame, f"{trace}; the paper's is Google 2011's: compared, not judged", pl.lit(True), "another trace")
 
 
 #: How a cause measured on the synthetic trace's model begins (e.g. "synthetic model: small jobs are too few …").
@@ -138,7 +169,10 @@ def combine(parts: Iterable[pl.DataFrame]) -> pl.DataFrame:
 
 
 def agreement(table: pl.DataFrame) -> pl.DataFrame:
-    """Per section (and in total): rows compared, rows within tolerance, their share, and scale-dependent rows."""
+    """Per section (and in total): rows, rows judged (``compared``) and within their tolerance, their share, and the
+    rows not judged by why (:data:`VERDICTS`): too little data, counts (``scale_dependent``), no paper value,
+    references."""
+    verdict = pl.col("verdict").fill_null("")
     by = (
         table.group_by("section", maintain_order=True)
         .agg(
@@ -146,13 +180,48 @@ def agreement(table: pl.DataFrame) -> pl.DataFrame:
             compared=pl.col("within").is_not_null().sum(),
             within=pl.col("within").fill_null(False).sum(),
             scale_dependent=pl.col("scale_dependent").sum(),
+            too_little_data=(verdict == "too little data").sum(),
+            no_paper_value=(verdict == "no paper value").sum(),
+            reference=(verdict == "reference").sum(),
         )
     )
     total = by.select(pl.lit("all").alias("section"), pl.all().exclude("section").sum())
     out = pl.concat([by, total]).with_columns(
         share=pl.when(pl.col("compared") > 0).then(pl.col("within") / pl.col("compared"))
     )
-    return out.cast({"rows": pl.Int64, "compared": pl.Int64, "within": pl.Int64, "scale_dependent": pl.Int64})
+    return out.cast({c: pl.Int64 for c in ("rows", "compared", "within", "scale_dependent", "too_little_data",
+                                            "no_paper_value", "reference")})
+
+
+def headline(table: pl.DataFrame) -> dict[str, int]:
+    """The summary's headline counts: of the rows that read the trace, those judged and within (qualitative claims
+    included), and apart, the rows that do not read it (judged and within), and every row not judged, by why."""
+    reads = pl.col("reads_trace").fill_null(True)
+    counts = {v: table.filter(pl.col("verdict") == v).height for v in VERDICTS}
+    trace, apart = table.filter(reads), table.filter(~reads)
+    return {"judged": trace["within"].is_not_null().sum(), "within": trace["within"].fill_null(False).sum(),
+            "apart_judged": apart["within"].is_not_null().sum(), "apart_within": apart["within"].fill_null(False).sum(),
+            **{v: n for v, n in counts.items() if v not in ("within", "outside")}}
+
+
+def headline_text(table: pl.DataFrame) -> str:
+    """:func:`headline` as the sentence summary.md and the README give."""
+    h = headline(table)
+    if not h["judged"] and not h["apart_judged"]:
+        return "No row is judged against the papers on this run."
+    share = f" ({h['within'] / h['judged']:.0%})" if h["judged"] else ""
+    text = (f"**{h['within']} of {h['judged']} judged rows that read the trace agree with the papers{share}; "
+            f"{h['judged'] - h['within']} disagree** (qualitative claims, such as a test's verdict, included).")
+    apart = []
+    if h["apart_judged"]:
+        apart.append(f"{h['apart_within']} of {h['apart_judged']} rows that do not read the trace (the placement "
+                     "experiment at Table I's loads) agree")
+    named = {"too little data": "with too little data", "count": "counts that grow with the trace",
+             "no paper value": "with no paper value", "reference": "beside this project's own real-trace measurement",
+             "another trace": "measured on another trace", "not judged": "stating what has no relation to judge it by"}
+    apart += [f"{h[v]} {'row' if h[v] == 1 or v == 'count' else 'rows'} {what}".replace("row counts", "counts")
+              for v, what in named.items() if h[v]]
+    return text + (" Apart: " + "; ".join(apart) + "." if apart else "")
 
 
 def differences(table: pl.DataFrame) -> str:
@@ -266,7 +335,8 @@ def _agrees(r: dict) -> str:
     if r["scale_dependent"]:
         return "count"
     if r["within"] is None:
-        return ""
+        return {"no paper value": "no paper value", "reference": "reference", "too little data": "too little data"}.get(
+            r["verdict"] or "", "")
     return "yes" if r["within"] else f"no ({r['tolerance']})"
 
 
@@ -290,12 +360,15 @@ def render(
         lines += _coverage_lines(read)
     table = combine(parts)
     if table.height:
-        lines += ["## Agreement", "", "Rows within their tolerance (see summary.csv for each row's tolerance and reason);",
-                  "counts that grow with the trace are not compared.", "",
-                  "| section | compared | within | share |", "|---|---|---|---|"]
+        lines += ["## Agreement", "", headline_text(table), "",
+                  "Per section: rows judged, within their tolerance, and not judged by why (summary.csv gives each "
+                  "row's tolerance, its reason and its verdict).", "",
+                  "| section | judged | within | share | too little data | counts | no paper value |",
+                  "|---|---|---|---|---|---|---|"]
         for r in agreement(table).iter_rows(named=True):
             share = "" if r["share"] is None else f"{r['share']:.0%}"
-            lines.append(f"| {_cell(r['section'])} | {r['compared']} | {r['within']} | {share} |")
+            lines.append(f"| {_cell(r['section'])} | {r['compared']} | {r['within']} | {share} | {r['too_little_data']} "
+                         f"| {r['scale_dependent']} | {r['no_paper_value']} |")
         lines.append("")
     numbers = cause_numbers(table)
     for (section,), frame in table.group_by("section", maintain_order=True):
