@@ -172,9 +172,10 @@ def compare(paper: object, ours: object, spec: Compare | None = None) -> dict:
         "relation": p.relation if p else None,
         "ours_value": ours_value,
         "unit": unit,
-        "tolerance": {"same": "same", "≤": "≤", "≥": "≥"}.get(spec.relation, str(spec.tolerance)),
-        "tolerance_reason": {"same": "the paper's statement", "≤": "the paper's bound",
-                             "≥": "the paper's bound"}.get(spec.relation, spec.tolerance.reason),
+        # a relation judged without a tolerance names itself; one not judged (none, reference) has none
+        "tolerance": {"same": "same", "≤": "≤", "≥": "≥", "none": None, "reference": None}.get(spec.relation, str(spec.tolerance)),
+        "tolerance_reason": {"same": "the paper's statement", "≤": "the paper's bound", "≥": "the paper's bound",
+                             "none": None, "reference": None}.get(spec.relation, spec.tolerance.reason),
         "within": within,
         "scale_dependent": spec.scale_dependent,
         "cause": spec.cause,
