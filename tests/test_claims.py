@@ -284,3 +284,15 @@ def test_the_headline_counts_trace_rows_apart_from_the_rest(tmp_path):
     text = summary.headline_text(rows)
     assert text.startswith("**2 of 3 judged rows that read the trace agree with the papers (67%); 1 disagree**")
     assert "1 of 2 rows that do not read the trace" in text and "1 row with too little data" in text
+
+
+def test_a_tolerance_of_two_options_agrees_within_either_and_replicates_span_our_runs():
+    """±0.1 or ×2 around 1.0: 1.8 is within ×2 only, 1.05 within both; replicates 0.2–0.9 (mean 0.5, wider than ×1.5
+    around it) judge a paper value of 0.8 against ours 0.4 within: the band reaches ours exactly at the range."""
+    wide = claims.tolerance("±0.1 or ×2", "noise or the issue's target", "x", {}, "1.0", 1.8)
+    assert (wide.kind, wide.value) == ("factor", 2.0)
+    assert claims.tolerance("±0.1 or ×2", "r", "x", {}, "1.0", 1.05).band(1.0)[1] >= 1.05
+    r = {"n": 20, "mean": 0.5, "min": 0.2, "max": 0.9}
+    t = claims.tolerance("replicates", "rate", "x", r, "0.8", 0.4)
+    assert t.kind == "absolute" and t.band(0.8)[0] <= 0.4 and "20 replicates" in t.reason
+    assert claims.tolerance("replicates", "rate", "x", None, "0.8", 0.4) == claims.DEFAULT_TOLERANCE

@@ -39,9 +39,10 @@ from typing import Any
 import polars as pl
 
 from colocate.measure import MEASUREMENT_COLUMNS
-from colocate.report.compare import DEFAULT_TOLERANCE, Compare, Tolerance, absolute, cause_if_outside, factor, parse_number
+from colocate.report.compare import (DEFAULT_TOLERANCE, Compare, Tolerance, absolute, cause_if_outside, factor, parse_number,
+                                     replicate_tolerance, widest)
 
-__all__ = ["CLAIM_COLUMNS", "MEASUREMENT_COLUMNS", "RELATIONS", "ClaimError", "read_claims", "read_causes", "judge", "tolerance",
+__all__ = ["DEFAULT_TOLERANCE", "CLAIM_COLUMNS", "MEASUREMENT_COLUMNS", "RELATIONS", "ClaimError", "read_claims", "read_causes", "judge", "tolerance",
            "read_measurements", "partial_reads", "summary_frames"]
 
 #: A paper's table of claims: every column a string as written (the loader checks them).
@@ -73,17 +74,29 @@ def _two_digits(x: float) -> float:
     return float(f"{x:.2g}")
 
 
-def tolerance(text: str, reason: str, where: str, values: Mapping[str, Any] | None = None) -> Tolerance:
+def tolerance(text: str, reason: str, where: str, values: Mapping[str, Any] | None = None,
+              paper: object = None, ours: object = None) -> Tolerance:
     """The tolerance a claim states: empty (the default factor), ``×F``, ``±A``, or one of the number ``n`` (jobs,
     sets, runs) its measurement gives: ``±K/√n`` (two standard errors of a statistic whose spread is K/2) or
     ``±2√(p(1−p)/n), p = P`` (two standard errors of a binomial share P), rounded to 2 significant digits; with no
-    n (or a zero one) the default factor. Braces in the reason name the measurement's values (``over {n} jobs``).
-    Without ``values`` (when a table is read) only the form is checked."""
+    n (or a zero one) the default factor. ``replicates``: the paper's one run within the range of our replicates'
+    runs where they vary more than the default factor (the measurement gives ``n``, ``mean``, ``min``, ``max``;
+    :func:`colocate.report.compare.replicate_tolerance`, the reason names what varies). ``A or B``: ours agrees
+    within either (:func:`colocate.report.compare.widest`). Braces in the reason name the measurement's values
+    (``over {n} jobs``). Without ``values`` (when a table is read) only the form is checked."""
     if not text:
         return DEFAULT_TOLERANCE
     if not reason:
         raise ClaimError(f"{where}: tolerance {text} without its reason (tolerance_reason)")
     said = reason.format(**values) if values else reason
+    if " or " in text:
+        options = [tolerance(t, reason, where, values, paper, ours) for t in text.split(" or ")]
+        p, o = parse_number(paper), parse_number(ours)
+        return widest(p.value, o.value, *options) if p is not None and o is not None else options[0]
+    if text == "replicates":
+        if values is None or ours is None or parse_number(ours) is None:
+            return DEFAULT_TOLERANCE
+        return replicate_tolerance(values, paper, parse_number(ours).value, said)
     per_root, binomial = _PER_ROOT_N.match(text), _BINOMIAL.match(text)
     if per_root or binomial:
         try:
@@ -175,11 +188,14 @@ def judge(measured: pl.DataFrame, claims: pl.DataFrame, causes: Mapping[str, str
                              f"workflow/papers/causes/{claim['cause']}.md")
         values = json.loads(m["values"]) if m["values"] else {}
         quantity, note = claim["quantity"].format(**values), claim["note"].format(**values)
-        spec = Compare(item=claim["item"], unit=claim["unit"], scale=float(claim["scale"] or 1),
-                       tolerance=tolerance(claim["tolerance"], claim["tolerance_reason"], claim["file"], values),
+        ours = m["value"] if m["value"] is not None else m["text"]
+        scale = float(claim["scale"] or 1)
+        scaled = ours * scale if isinstance(ours, float) else ours
+        spec = Compare(item=claim["item"], unit=claim["unit"], scale=scale,
+                       tolerance=tolerance(claim["tolerance"], claim["tolerance_reason"], claim["file"], values,
+                                           claim["paper"] or None, scaled),
                        scale_dependent=claim["relation"] == "count", relation=claim["relation"], claim=claim["id"],
                        reads_trace=claim["reads_trace"] == "yes")
-        ours = m["value"] if m["value"] is not None else m["text"]
         # a measured cause explains a deviation: named only where the row is outside its tolerance
         spec = cause_if_outside(claim["paper"] or None, ours, spec, causes.get(claim["cause"], ""))
         read = (partial or {}).get(claim["depends_on"])
