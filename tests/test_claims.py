@@ -50,8 +50,8 @@ def test_the_projects_claims_tables_read_and_every_cause_they_name_exists():
 @pytest.mark.parametrize("package", ["analysis", "scheduling", "prep"])
 def test_no_science_module_imports_the_report_package(package):
     """The science measures; the report judges (issue 44). Modules not migrated yet are listed, and shrink."""
-    not_yet = {"analysis": {"jobs", "betafit", "characterise", "periodicity"},
-               "scheduling": {"packing_grid", "admission", "periodic_packing", "placement_analysis"},
+    not_yet = {"analysis": {"jobs", "betafit", "characterise"},
+               "scheduling": {"packing_grid", "admission", "placement_analysis"},
                "prep": set()}[package]
     importing = {p.stem for p in (REPO / "workflow/colocate" / package).glob("*.py")
                  if re.search(r"^\s*from colocate\.report\b|^\s*from colocate import .*\breport\b", p.read_text(), re.M)}
@@ -142,6 +142,7 @@ def test_a_row_whose_value_depends_on_a_table_read_in_part_says_so():
     ([row("a", relation="≥", tolerance="×2", reason="r")], r"paper\.tsv:2: relation ≥ takes no tolerance"),
     ([row("a", relation="same", paper="")], r"paper\.tsv:2: relation same without the paper's value"),
     ([row("a", relation="≤", paper="few")], r"paper\.tsv:2: relation ≤: the paper's value 'few' is not a number"),
+    ([row("a") + "\textra"], r"paper\.tsv:2: 15 tab-separated fields, expected 14"),
     ([row("a", reads_trace="maybe")], r"paper\.tsv:2: reads_trace 'maybe' is not yes or no"),
     ([row("a", tolerance="±2/√m", reason="r")], r"paper\.tsv:2: tolerance '±2/√m' is not"),
 ])

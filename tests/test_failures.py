@@ -187,6 +187,15 @@ def test_measurements_judged_compare_rates_and_leave_the_trace_counts_out():
     back = t["removed machines back within 17 min, all removals"]
     assert back["unit"] == "%" and back["ours"].endswith("%") and back["paper_value"] == 60.0
     assert back["ours_value"] == pytest.approx(float(back["ours"].rstrip("%")))
+    # Fig 6's "far more than Poisson" is a bound on observed / expected windows in the tail: at least 2
+    tail = t["remaining windows with > 5 removals: observed / Poisson expected"]
+    m = stats_.filter(pl.col("set") == "without_maintenance").row(0, named=True)
+    assert (tail["tolerance"], tail["paper_value"]) == ("≥", 2.0)
+    if m["expected_tail"]:
+        ratio = m["windows_tail"] / m["expected_tail"]
+        assert tail["ours_value"] == pytest.approx(ratio) and tail["within"] is (ratio >= 2)
+    else:  # no window expected in the tail: no ratio, nothing to judge
+        assert tail["ours_value"] is None and tail["within"] is None
 
 
 def test_min_readds_and_together_s_are_inclusive():

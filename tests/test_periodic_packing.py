@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 import pytest
+from wfutil import judged
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -235,7 +236,7 @@ def test_packing_nothing_gives_zero_machines():
                                        "daily_phase_deg": pl.Float64}), np.zeros((0, 10)), [0.5])
     assert table["machines"].to_list() == [0, 0, 0] and table["overload_share"].null_count() == 3
     assert loads.height == 0
-    assert pp.summary_rows(table)[0][2] == "0 / 0 / 0"
+    assert pp.measurements(table)[0]["text"] == "0 / 0 / 0"
 
 
 def test_summary_rows_put_the_policies_side_by_side():
@@ -244,10 +245,10 @@ def test_summary_rows_put_the_policies_side_by_side():
     t = np.arange(n) + 0.5
     series = np.array([0.4 + 0.3 * np.cos(2 * np.pi * t / n), 0.4 - 0.3 * np.cos(2 * np.pi * t / n)])
     table, _ = pp.pack(comps, series, [1.0, 0.5])
-    rows = pp.summary_rows(table)
-    assert rows[0][0] == "machines used, C = 1 (peak / phasor / mean)" and rows[0][2] == "2 / 1 / 1"
-    assert rows[2][2] == "2 / 2 / 2"  # C = 0.5: each task alone already peaks at 0.7 > 0.5 → oversize
-    # machine counts grow with the jobs packed: not compared; overload shares are, had the paper any (§8.2: none)
-    assert all(r[4].item == "§8.2" for r in rows)
-    assert [r[4].scale_dependent for r in rows] == [True, False, True, False]
+    rows = judged(pp.measurements(table))
+    assert rows["quantity"][0] == "machines used, C = 1 (peak / phasor / mean)" and rows["ours"][0] == "2 / 1 / 1"
+    assert rows["ours"][2] == "2 / 2 / 2"  # C = 0.5: each task alone already peaks at 0.7 > 0.5 → oversize
+    # machine counts grow with the jobs packed: not compared; overload shares have no paper value (§8.2: none)
+    assert set(rows["item"]) == {"§8.2"}
+    assert rows["verdict"].to_list() == ["count", "no paper value", "count", "no paper value"]
     assert table.filter(pl.col("capacity") == 0.5)["oversize"].to_list() == [2, 2, 0]

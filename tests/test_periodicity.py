@@ -10,8 +10,8 @@ from colocate.analysis import jobs, periodicity as pe
 from colocate.prep import mapreduce
 from colocate.trace import synth
 from colocate.insufficient import InsufficientData
-from colocate.report import summary
 from colocate.report.compare import DEFAULT_TOLERANCE
+from wfutil import REPO, judged
 from colocate.trace import TRACE_START_US
 
 DAY, WEEK = 288, 2016
@@ -155,7 +155,7 @@ def test_phase_deviations_from_the_circular_mean():
 
 def test_table4_statistics_are_numpys():
     comps = pl.DataFrame({f"{c}_ratio": [0.1, 0.2, 0.4, None] for c in pe.TABLE4_COLUMNS})
-    t = pe.table4(comps)
+    t = pe.table4(comps, pl.read_csv(REPO / "workflow/papers/tables/beaumont-table4.tsv", separator="\t"))
     daily = dict(zip(t["statistic"], t["daily"]))
     v = np.array([0.1, 0.2, 0.4])
     assert daily["mean"] == pytest.approx(v.mean()) and daily["std"] == pytest.approx(v.std(ddof=1))
@@ -225,23 +225,23 @@ def test_a_two_day_trace_has_no_weekly_component_and_a_daily_noise_basis():
     assert res["weekly"].height == 0
     t4 = dict(zip(res["table4"]["statistic"], res["table4"]["weekly"]))
     assert t4["jobs"] == 0 and t4["mean"] is None
-    rows = pe.summary_rows(c, res["weekly"], res["phases"], n_windows=n, significance_ratio=0.12, strong_ratio=0.2,
-                           phase_min_ratio=0.1)
-    weekly_rows = [r for r in rows if r[0].startswith("Table 4 weekly")]
-    assert all(r[2] is None and "no whole week" in r[3] for r in weekly_rows)
+    rows = judged(pe.measurements(c, res["weekly"], res["phases"], n_windows=n, significance_ratio=0.12, strong_ratio=0.2,
+                                  phase_min_ratio=0.1))
+    weekly_rows = rows.filter(pl.col("quantity").str.starts_with("Table 4 weekly"))
+    assert weekly_rows["ours"].to_list() == ["", ""] and all("no whole week" in n for n in weekly_rows["note"])
     # no job with a weekly ratio: no standard error, the default tolerance; the daily rows' is 2 SE over 2 jobs
-    assert all(r[4].tolerance == DEFAULT_TOLERANCE and r[4].item == "Table 4" for r in weekly_rows)
-    daily = {r[0]: r[4].tolerance for r in rows if r[0].startswith("Table 4 daily")}
-    assert daily["Table 4 daily ratio, mean"].value == pytest.approx(2 * 0.232 / np.sqrt(2), rel=0.05)
+    assert set(weekly_rows["tolerance"]) == {str(DEFAULT_TOLERANCE)} and set(weekly_rows["item"]) == {"Table 4"}
+    daily = dict(rows.filter(pl.col("quantity").str.starts_with("Table 4 daily")).select("quantity", "tolerance").iter_rows())
+    assert float(daily["Table 4 daily ratio, mean"][1:]) == pytest.approx(2 * 0.232 / np.sqrt(2), rel=0.05)
 
 
 def test_summary_rows_compare_table4_within_its_standard_error_at_this_number_of_jobs():
     """Four noiseless 29-day jobs: Table 4's statistics within 2 SE over 4 jobs, shares within a binomial 2 SE."""
     X = np.array([pattern(N29, daily=d, weekly=w) for d, w in ((0.3, 0.15), (0.25, 0.0), (0.05, 0.2), (0.4, 0.1))])
     res = pe.analyse(jobs_frame(4, N29), windows_frame(X, [1, 2, 3, 4]), N29)
-    rows = pe.summary_rows(res["components"], res["weekly"], res["phases"], n_windows=N29, significance_ratio=0.12,
-                           strong_ratio=0.2, phase_min_ratio=0.1)
-    t = {r["quantity"]: r for r in summary.rows("s", rows).iter_rows(named=True)}
+    rows = judged(pe.measurements(res["components"], res["weekly"], res["phases"], n_windows=N29, significance_ratio=0.12,
+                                  strong_ratio=0.2, phase_min_ratio=0.1))
+    t = {r["quantity"]: r for r in rows.iter_rows(named=True)}
     assert all(r["item"] in ("Table 4", "§5.2", "§8.2") for r in t.values())
     assert t["long-running production dominant jobs analysed"]["scale_dependent"]
     # a mean's SE is Table 4's std / √4, a median's Table 4's interquartile range / √4 (2 significant digits)
@@ -259,8 +259,10 @@ def test_summary_rows_compare_table4_within_its_standard_error_at_this_number_of
     assert (daily["paper_value"], daily["ours_value"], daily["within"]) == (pytest.approx(0.667), 0.75, True)
     assert daily["tolerance"] == f"±{float(f'{2 * np.sqrt(2 / 9 / 4):.2g}'):g}"
     assert t["share with very strong daily pattern"]["relation"] == ">"
-    # which days are low is no number to hold against the paper's "two low days"
-    assert t["weekly pattern: modal pair of low days"]["within"] is None
+    # which days are low is no number to hold against the paper's "two low days"; "very few" is a bound from Table 4
+    assert t["weekly pattern: modal pair of low days"]["verdict"] == "no paper value"
+    hourly = t["share with significant hourly pattern"]
+    assert (hourly["tolerance"], hourly["paper_value"], hourly["ours_value"], hourly["within"]) == ("≤", 0.25, 0.0, True)
 
 
 def test_no_job_is_too_little_data_and_says_why():
@@ -271,9 +273,9 @@ def test_no_job_is_too_little_data_and_says_why():
     assert "task_usage covers 576 window(s)" in lacking.value.reason
     # the summary rows still render for an empty component table (a caller outside the pipeline)
     empty = pl.DataFrame(schema=pe.components(np.ones((1, 576)), jobs_frame(1, 576)).schema)
-    rows = pe.summary_rows(empty, pl.DataFrame(), pl.DataFrame(), n_windows=576, significance_ratio=0.12,
+    rows = pe.measurements(empty, pl.DataFrame(), pl.DataFrame(), n_windows=576, significance_ratio=0.12,
                            strong_ratio=0.2, phase_min_ratio=0.1)
-    assert rows[0][2] == 0
+    assert (rows[0]["id"], rows[0]["value"]) == ("beaumont.s52.analysed", 0)
 
 
 def test_spectra_peak_at_one_day():

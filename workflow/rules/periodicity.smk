@@ -67,6 +67,8 @@ rule periodicity_components:
     input:
         dominant=PE_GROUPS["dominant"],
         windows=PE_GROUPS["windows"],
+        # the paper's Table 4, printed beside ours
+        paper_table4=str(Path(workflow.basedir, "workflow/papers/tables/beaumont-table4.tsv")),
     output:
         components=f"{RESULTS}/periodicity/components.parquet",
         spectra=f"{RESULTS}/periodicity/spectra.parquet",
@@ -215,7 +217,7 @@ rule periodicity_summary:
         phase_limits_deg=PE["phase_limits_deg"],
         # what was analysed, where it is not the paper's jobs (null: the paper's wording)
         groups=None if CAPABILITIES.supports(["priorities"]) else f"{CAPABILITIES.entity}s read over the whole trace",
-        code=code_digest("insufficient", "analysis.periodicity", "scheduling.periodic_packing", "report.summary"),
+        code=code_digest("insufficient", "analysis.periodicity", "scheduling.periodic_packing", "measure"),
     log:
         f"{RESULTS}/logs/periodicity/summary.log",
     benchmark:

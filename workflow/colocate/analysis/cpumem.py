@@ -570,7 +570,7 @@ def measurements(table: pl.DataFrame, classes: pl.DataFrame, settings: Settings)
         measurement("beaumont.s42.flat", overall["Flat"]["share_of_fitted"], f"{n_fitted} fitted jobs"),
         measurement("beaumont.s42.multiflat", overall["MultiFlat"]["share_of_fitted"], "≥ 2 DBSCAN clusters, all flat"),
         measurement("beaumont.s42.slope", overall["Slope"]["share_of_fitted"], "affine memory in CPU"),
-        measurement("beaumont.s42.badly_fitted", overall["BadlyFitted"]["share_of_classified"], crit),
+        measurement("beaumont.s42.badly_fitted", overall["BadlyFitted"]["share_of_classified"], crit, n=classified.height),
         measurement("beaumont.s42.classified", classified.height, f"≥ {settings.min_points} sampled points"),
         measurement("beaumont.s42.too_few_points", overall[TOO_FEW]["n_jobs"], "left out of the shares"),
         measurement("beaumont.s42.noise", noise, "left out of the fits"),

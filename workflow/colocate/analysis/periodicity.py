@@ -79,7 +79,7 @@ from scipy import fft, stats
 
 from colocate.analysis.jobs import TABLE_STATS, describe
 from colocate.insufficient import require
-from colocate.report.compare import Compare, Tolerance, absolute, cause_if_outside
+from colocate.measure import measurement
 from colocate.sources.contract import WINDOWS_PER_DAY
 
 #: Periods of the periodic components, in 5-minute windows (WINDOWS_PER_DAY: colocate.trace's).
@@ -89,14 +89,6 @@ PERIODS = {"hourly": WINDOWS_PER_HOUR, "daily": WINDOWS_PER_DAY, "weekly": WINDO
 #: Components of Beaumont Table 4 (long_term: period = the trace's length).
 COMPONENTS = ("hourly", "daily", "weekly", "long_term")
 TABLE4_COLUMNS = (*COMPONENTS, "noise")
-#: Beaumont et al. Table 4: ratio of amplitude to mean (mean, std, min, 25%, 50%, 75%, max).
-PAPER_TABLE4 = {
-    "hourly": (0.057, 0.246, 0.001, 0.004, 0.007, 0.009, 1.612),
-    "daily": (0.267, 0.232, 0.006, 0.052, 0.268, 0.376, 1.075),
-    "weekly": (0.148, 0.127, 0.011, 0.076, 0.106, 0.196, 0.669),
-    "long_term": (0.154, 0.161, 0.001, 0.051, 0.102, 0.196, 1.149),
-    "noise": (0.100, 0.154, 0.012, 0.036, 0.058, 0.072, 0.836),
-}
 #: "5 days of high usage, followed by 2 days of lower usage" (§5.2).
 LOW_DAYS = 2
 #: Backfitting rounds of the long-term sinusoid against the basis-periodic profile.
@@ -358,18 +350,23 @@ def components(
 # ----------------------------------------------------------------------------- Table 4, weekly shape, phases
 
 
-def table4(comps: pl.DataFrame) -> pl.DataFrame:
+def table4(comps: pl.DataFrame, paper: pl.DataFrame | None = None) -> pl.DataFrame:
     """Beaumont Table 4: mean, std, min, quartiles and max of each ratio over the jobs, beside the paper's.
 
-    Columns ``hourly`` … ``noise`` are ours, ``paper_<column>`` the paper's;
-    a last row ``jobs`` counts the jobs with a finite ratio.
+    Columns ``hourly`` … ``noise`` are ours; with ``paper`` (the paper's table: a ``statistic`` column in the order
+    of :data:`colocate.analysis.jobs.TABLE_STATS` and one column per component, ``workflow/papers/tables/``),
+    ``paper_<column>`` are the paper's. A last row ``jobs`` counts the jobs with a finite ratio.
     """
     rows: dict[str, list] = {"statistic": [*TABLE_STATS, "jobs"]}
     for c in TABLE4_COLUMNS:
         v = comps[f"{c}_ratio"].cast(pl.Float64).to_numpy() if comps.height else np.zeros(0)
         rows[c] = [*describe(v), float(np.isfinite(v).sum())]
-    for c in TABLE4_COLUMNS:
-        rows[f"paper_{c}"] = [*PAPER_TABLE4[c], None]
+    if paper is not None:
+        if paper["statistic"].to_list() != list(TABLE_STATS) or not set(TABLE4_COLUMNS) <= set(paper.columns):
+            raise ValueError(f"the paper's Table 4 needs rows {list(TABLE_STATS)} and columns {list(TABLE4_COLUMNS)}, "
+                             f"got rows {paper['statistic'].to_list()} and columns {paper.columns}")
+        for c in TABLE4_COLUMNS:
+            rows[f"paper_{c}"] = [*paper[c].cast(pl.Float64).to_list(), None]
     return pl.DataFrame(rows, schema={"statistic": pl.String, **{k: pl.Float64 for k in rows if k != "statistic"}})
 
 
@@ -496,8 +493,10 @@ def analyse(
     strong_ratio: float = 0.2,
     phase_min_ratio: float = 0.10,
     spectra_jobs: int = 4,
+    paper_table4: pl.DataFrame | None = None,
 ) -> dict[str, pl.DataFrame]:
-    """Beaumont §5.2 end to end: select the jobs, build their series, decompose; Table 4, weekly shape, phases, spectra."""
+    """Beaumont §5.2 end to end: select the jobs, build their series, decompose; Table 4 (beside ``paper_table4``, the
+    paper's, where given: :func:`table4`), weekly shape, phases, spectra."""
     jobs = select_jobs(dominant, n_windows, classes, min_coverage)
     observed = int(windows["window"].n_unique()) if windows.height else 0
     require(
@@ -510,7 +509,7 @@ def analyse(
     comps = components(series, jobs, significance_ratio, strong_ratio, n_filled=filled)
     return {
         "components": comps,
-        "table4": table4(comps),
+        "table4": table4(comps, paper_table4),
         "weekly": weekly_shape(series, comps),
         "phases": daily_phases(comps, phase_min_ratio),
         "spectra": spectra(series, comps, spectra_jobs),
@@ -524,51 +523,7 @@ def _share(comps: pl.DataFrame, flag: str) -> float | None:
 
 
 #: The measured cause of Table 4's noise deviation on the synthetic trace (README, "Where the synthetic trace differs").
-CAUSE_NOISE_DRAWS = (
-    "synthetic model: the whole-trace production jobs take stratified draws of Table 4's noise column (their median "
-    "is Table 4's 0.058), and each job's measured noise returns its draw within 20% (13 of 15 within 10% at the "
-    "default seed): the rest is the analysis's own noise on 15 jobs"
-)
-
-
-CAUSE_LONG_TERM_DRAWS = (
-    "synthetic model: each job's measured ratio returns its drawn amplitude (r = 0.9997); the whole-trace jobs take "
-    "stratified draws of the model's law, log-linear between Table 4's quantiles up to 1.149, whose mean is 0.192 "
-    "rather than Table 4's 0.154"
-)
-
-
-def _stat_tolerance(c: str, stat: str, n: int) -> Tolerance | None:
-    """2 SE of Table 4's ``stat`` (mean or median) of column ``c`` over ``n`` jobs drawn from the paper's distribution.
-
-    The mean's SE is Table 4's std / √n; the median's 1 / (2 f(m) √n), the density f(m) at the median taken as
-    that of Table 4's central half, 0.5 / (Q3 − Q1), so SE ≈ (Q3 − Q1) / √n. None without jobs (the default applies).
-    """
-    _, std, _, q1, _, q3, _ = PAPER_TABLE4[c]
-    if n < 1:
-        return None
-    if stat == "mean":
-        return absolute(_round(2 * std / math.sqrt(n)), f"2 SE of a mean over {n} jobs (Table 4's std {std:g} / √{n})")
-    return absolute(_round(2 * (q3 - q1) / math.sqrt(n)),
-                    f"2 SE of a median over {n} jobs (≈ Table 4's interquartile range {q3 - q1:.3g} / √{n})")
-
-
-def _share_tolerance(paper: float, n: int) -> Tolerance | None:
-    """2 SE of a binomial share ``paper`` over ``n`` jobs; None when it vanishes (the default applies)."""
-    se = math.sqrt(paper * (1 - paper) / n) if n >= 1 else 0.0
-    return absolute(_round(2 * se), f"2 SE of a binomial share {paper:.3g} over {n} jobs") if se > 0 else None
-
-
-def _round(x: float) -> float:
-    """``x`` to 2 significant digits (a tolerance's precision)."""
-    return float(f"{x:.2g}")
-
-
-def _compare(item: str, tolerance: Tolerance | None = None, **kw) -> Compare:
-    return Compare(item=item, tolerance=tolerance, **kw) if tolerance is not None else Compare(item=item, **kw)
-
-
-def summary_rows(
+def measurements(
     comps: pl.DataFrame,
     weekly: pl.DataFrame,
     phases: pl.DataFrame,
@@ -579,18 +534,16 @@ def summary_rows(
     phase_min_ratio: float,
     phase_limits_deg: Sequence[float] = (60.0, 120.0),
     groups: str = "long-running production dominant jobs",
-) -> list[tuple]:
-    """Headline numbers of Beaumont §5.2 beside the paper's: (quantity, paper, ours, note, compare) tuples.
+) -> list[dict]:
+    """What Beaumont §5.2 reports, as measured here, by the claim it answers (``workflow/papers/beaumont.tsv``).
     ``groups`` names what was analysed (on a trace without priorities: entities read over the whole trace).
 
-    Table 4's statistics and the shares are over a few jobs (15 at the ``default`` scale): each is compared within
-    2 standard errors at its own number of jobs (:func:`_stat_tolerance`, :func:`_share_tolerance`).
+    Table 4's statistics and the shares are over a few jobs (17 at the ``default`` scale): each measurement gives
+    its number of jobs ``n``, at which its claim's tolerance is two standard errors.
     """
     days = n_windows / WINDOWS_PER_DAY
-    rows: list[tuple] = [
-        (f"{groups} analysed", None, comps.height,
-         f"alive in the first and last of {n_windows} windows ({days:g} days)", Compare(item="§5.2", scale_dependent=True)),
-    ]
+    rows = [measurement("beaumont.s52.analysed", comps.height,
+                        f"alive in the first and last of {n_windows} windows ({days:g} days)", groups=groups)]
     t4 = table4(comps)
     basis = basis_period(n_windows)
     notes = {
@@ -603,44 +556,33 @@ def summary_rows(
         col = t4[c].to_list()
         n_jobs = int(col[7] or 0)
         for stat, idx in (("median", 4), ("mean", 0)):
-            paper = f"{PAPER_TABLE4[c][idx]:g}"
-            spec = _compare("Table 4", _stat_tolerance(c, stat, n_jobs))
-            if c == "noise":
-                spec = cause_if_outside(paper, col[idx], spec, CAUSE_NOISE_DRAWS)
-            elif c == "long_term":
-                spec = cause_if_outside(paper, col[idx], spec, CAUSE_LONG_TERM_DRAWS)
-            rows.append((f"Table 4 {c} ratio, {stat}", paper, col[idx], notes.get(c, ""), spec))
+            rows.append(measurement(f"beaumont.t4.{c}.{stat}", col[idx], notes.get(c, ""), n=n_jobs))
     med_noise = t4["noise"][4]
 
-    def share(quantity: str, paper: str, value: float | None, flag: str, note: str) -> tuple:
+    def share(claim: str, flag: str, note: str) -> dict:
         n = comps[flag].drop_nulls().len() if comps.height else 0
-        return (quantity, paper, _share(comps, flag), note, _compare("§5.2", _share_tolerance(value, n)))
+        return measurement(claim, _share(comps, flag), note, n=n)
 
     rows += [
-        share("share with significant daily pattern", "≈0.667 (two thirds)", 2 / 3, "daily_significant",
-              f"daily ratio > {significance_ratio:g}"),
-        share("share with very strong daily pattern", "> 0.5 (more than half)", 0.5, "daily_strong", f"daily ratio > {strong_ratio:g}"),
-        share("share with significant weekly pattern", "about 1/2", 0.5, "weekly_significant",
+        share("beaumont.s52.daily_significant", "daily_significant", f"daily ratio > {significance_ratio:g}"),
+        share("beaumont.s52.daily_strong", "daily_strong", f"daily ratio > {strong_ratio:g}"),
+        share("beaumont.s52.weekly_significant", "weekly_significant",
               f"weekly ratio > {significance_ratio:g}" + ("" if n_windows >= WINDOWS_PER_WEEK else "; no whole week")),
-        ("share with significant hourly pattern", "very few", _share(comps, "hourly_significant"), "", Compare(item="§5.2")),
-        ("share with significant long-term variation", "many", _share(comps, "long_term_significant"), "", Compare(item="§5.2")),
+        measurement("beaumont.s52.hourly_significant", _share(comps, "hourly_significant")),
+        measurement("beaumont.s52.long_term_significant", _share(comps, "long_term_significant")),
     ]
     if med_noise is not None and comps.height:
         above = comps.select((pl.col("daily_ratio") > med_noise).mean()).item()
-        rows.append(("share with daily ratio above the median noise", None, above,
-                     f"median noise {med_noise:.3g} as threshold (the paper's 6%-noise reading)", Compare(item="§5.2")))
+        rows.append(measurement("beaumont.s52.daily_above_noise", above,
+                                f"median noise {med_noise:.3g} as threshold (the paper's 6%-noise reading)"))
     sync = weekly_synchrony(weekly)
     rows += [
-        # the paper's "2 low days" is the analysis's definition (LOW_DAYS), not a number to compare with the days found
-        ("weekly pattern: modal pair of low days", "two low days after five high, all jobs synchronised", sync["modal_low_days"],
-         f"days since the trace start mod 7, over {sync['jobs']} weekly-significant jobs", Compare(item="§5.2")),
-        ("weekly pattern: share of jobs with the modal low days", "1 (all)", sync["share_modal"], "", Compare(item="§5.2")),
+        measurement("beaumont.s52.weekly_low_days", sync["modal_low_days"],
+                    f"days since the trace start mod 7, over {sync['jobs']} weekly-significant jobs"),
+        measurement("beaumont.s52.weekly_modal_share", sync["share_modal"]),
     ]
-    shares = phase_shares(phases, phase_limits_deg)
-    paper_share = {60.0: "0.5", 120.0: "0.9"}
-    for lim, value in shares.items():
-        paper = paper_share.get(lim)
-        tol = _share_tolerance(float(paper), phases.height) if paper is not None else None
-        rows.append((f"daily phase within {lim:g}° of the circular mean", paper, value,
-                     f"{phases.height} jobs with daily ratio >= {phase_min_ratio:g}", _compare("§5.2", tol)))
+    for lim, value in phase_shares(phases, phase_limits_deg).items():
+        claim = {60.0: "beaumont.s52.phase_within_60", 120.0: "beaumont.s52.phase_within_120"}.get(lim, "beaumont.s52.phase_within")
+        rows.append(measurement(claim, value, f"{phases.height} jobs with daily ratio >= {phase_min_ratio:g}",
+                                limit=lim, n=phases.height))
     return rows

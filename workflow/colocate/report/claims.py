@@ -75,10 +75,11 @@ def _two_digits(x: float) -> float:
 
 
 def tolerance(text: str, reason: str, where: str, values: Mapping[str, Any] | None = None,
-              paper: object = None, ours: object = None) -> Tolerance:
+              paper: object = None, ours: object = None, scale: float = 1.0) -> Tolerance:
     """The tolerance a claim states: empty (the default factor), ``×F``, ``±A``, or one of the number ``n`` (jobs,
     sets, runs) its measurement gives: ``±K/√n`` (two standard errors of a statistic whose spread is K/2) or
-    ``±2√(p(1−p)/n), p = P`` (two standard errors of a binomial share P), rounded to 2 significant digits; with no
+    ``±2√(p(1−p)/n), p = P`` (two standard errors of a binomial share P, times the claim's ``scale``: in %
+for a share shown in %), rounded to 2 significant digits; with no
     n (or a zero one) the default factor. ``replicates``: the paper's one run within the range of our replicates'
     runs where they vary more than the default factor (the measurement gives ``n``, ``mean``, ``min``, ``max``;
     :func:`colocate.report.compare.replicate_tolerance`, the reason names what varies). ``A or B``: ours agrees
@@ -90,7 +91,7 @@ def tolerance(text: str, reason: str, where: str, values: Mapping[str, Any] | No
         raise ClaimError(f"{where}: tolerance {text} without its reason (tolerance_reason)")
     said = reason.format(**values) if values else reason
     if " or " in text:
-        options = [tolerance(t, reason, where, values, paper, ours) for t in text.split(" or ")]
+        options = [tolerance(t, reason, where, values, paper, ours, scale) for t in text.split(" or ")]
         p, o = parse_number(paper), parse_number(ours)
         return widest(p.value, o.value, *options) if p is not None and o is not None else options[0]
     if text == "replicates":
@@ -107,7 +108,7 @@ def tolerance(text: str, reason: str, where: str, values: Mapping[str, Any] | No
         n = (values or {}).get("n")
         if values is None or not n or n < 1:
             return DEFAULT_TOLERANCE
-        width = _two_digits(k / math.sqrt(n) if per_root else 2 * math.sqrt(p * (1 - p) / n))
+        width = _two_digits(k / math.sqrt(n) if per_root else 2 * math.sqrt(p * (1 - p) / n) * scale)
         return absolute(width, said) if width > 0 else DEFAULT_TOLERANCE
     try:
         amount = float(text[1:])
@@ -123,6 +124,14 @@ def read_claims(paths: Iterable[str | Path]) -> pl.DataFrame:
     that parses, with its reason. An error names the file and the line (the header is line 1)."""
     frames, seen = [], {}
     for path in paths:
+        with open(path, encoding="utf-8") as f:
+            header = f.readline().rstrip("\n").split("\t")
+            if tuple(header) != CLAIM_COLUMNS:
+                raise ClaimError(f"{path}: columns {header}, expected {list(CLAIM_COLUMNS)}")
+            for line, text in enumerate(f, start=2):
+                if text.strip() and text.count("\t") != len(CLAIM_COLUMNS) - 1:
+                    raise ClaimError(f"{path}:{line}: {text.count(chr(9)) + 1} tab-separated fields, expected "
+                                     f"{len(CLAIM_COLUMNS)} ({', '.join(CLAIM_COLUMNS)})")
         frame = pl.read_csv(path, separator="\t", infer_schema=False, quote_char=None).fill_null("")
         if tuple(frame.columns) != CLAIM_COLUMNS:
             raise ClaimError(f"{path}: columns {frame.columns}, expected {list(CLAIM_COLUMNS)}")
@@ -193,7 +202,7 @@ def judge(measured: pl.DataFrame, claims: pl.DataFrame, causes: Mapping[str, str
         scaled = ours * scale if isinstance(ours, float) else ours
         spec = Compare(item=claim["item"], unit=claim["unit"], scale=scale,
                        tolerance=tolerance(claim["tolerance"], claim["tolerance_reason"], claim["file"], values,
-                                           claim["paper"] or None, scaled),
+                                           claim["paper"] or None, scaled, scale),
                        scale_dependent=claim["relation"] == "count", relation=claim["relation"], claim=claim["id"],
                        reads_trace=claim["reads_trace"] == "yes")
         # a measured cause explains a deviation: named only where the row is outside its tolerance

@@ -54,15 +54,19 @@ VERDICTS = {
 }
 
 
-def verdict(within: bool | None, scale_dependent: bool, relation: str, paper: object) -> str:
-    """The :data:`VERDICTS` key of a row from its comparison and its claim's relation."""
+def verdict(within: bool | None, scale_dependent: bool, relation: str, paper: object, measured: bool = True) -> str:
+    """The :data:`VERDICTS` key of a row from its comparison, its claim's relation, and whether ours was
+    ``measured`` (a statistic the data could not give, e.g. a weekly ratio on a trace without a whole week, is too
+    little data)."""
     if within is not None:
         return "within" if within else "outside"
     if scale_dependent:
         return "count"
     if relation == "reference":
         return "reference"
-    return "no paper value" if paper is None or relation == "none" else "not judged"
+    if paper is None or relation == "none":
+        return "no paper value"
+    return "not judged" if measured else "too little data"
 
 
 def _fmt(value: object) -> str:
@@ -108,7 +112,8 @@ def rows(section: str, items: Iterable[Sequence[object]]) -> pl.DataFrame:
         out.append({"section": section, "quantity": str(quantity), "paper": paper_text,
                     "ours": _fmt(shown) + suffix if shown is not None else "", "note": note, **c,
                     "claim": spec.claim if spec is not None else "", "reads_trace": spec.reads_trace if spec is not None else None,
-                    "verdict": verdict(c["within"], c["scale_dependent"], spec.relation if spec is not None else "≈", paper)})
+                    "verdict": verdict(c["within"], c["scale_dependent"], spec.relation if spec is not None else "≈", paper,
+                                       ours is not None and (isinstance(ours, str) or c["ours_value"] is not None))})
     return pl.DataFrame(out, schema=COLUMNS)
 
 

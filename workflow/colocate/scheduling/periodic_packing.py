@@ -49,7 +49,7 @@ import polars as pl
 from scipy import sparse
 
 from colocate.registry import Registry
-from colocate.report.compare import Compare
+from colocate.measure import measurement
 
 #: Relative slack of the capacity test (float sums of many small tasks).
 _TOL = 1e-12
@@ -316,26 +316,22 @@ def pack(
     return table, loads
 
 
-def summary_rows(table: pl.DataFrame) -> list[tuple]:
-    """Machines used and overload share per capacity, policies side by side (Beaumont §8.2 gives the model only).
-
-    Machine counts grow with the number of jobs packed, so they are not compared (the paper has none either).
-    """
-    rows = []
+def measurements(table: pl.DataFrame) -> list[dict]:
+    """Machines used and overload share per capacity, policies side by side, by the claim each answers
+    (``workflow/papers/beaumont.tsv``; Beaumont §8.2 gives the model only). Machine counts grow with the number of
+    jobs packed."""
     if table.height == 0:
-        return [("periodic packing", None, None, "no long-running jobs to pack", Compare(item="§8.2"))]
+        return [measurement("beaumont.s82.packing", None, "no long-running jobs to pack")]
+    rows = []
+    order = list(CONSTRAINTS.names())
     for (cap,), t in table.group_by("capacity", maintain_order=True):
         by = {r["policy"]: r for r in t.iter_rows(named=True)}
-        order = list(CONSTRAINTS.names())
-        rows.append(
-            (f"machines used, C = {cap:g} (peak / phasor / mean)", None,
-             " / ".join(str(by[p]["machines"]) for p in order),
-             f"First Fit Decreasing of {t['tasks'][0]} tasks of {t['jobs'][0]} jobs; ⌈Σc/C⌉ = {t['lower_bound'][0]}",
-             Compare(item="§8.2", scale_dependent=True))
-        )
-        rows.append(
-            (f"overloaded machine-windows, C = {cap:g} (peak / phasor / mean)", None,
-             " / ".join(f"{by[p]['overload_share']:.3g}" if by[p]["overload_share"] is not None else "nan" for p in order),
-             "actual 5-minute CPU of each machine's tasks above C", Compare(item="§8.2"))
-        )
+        rows.append(measurement(
+            "beaumont.s82.machines", " / ".join(str(by[p]["machines"]) for p in order),
+            f"First Fit Decreasing of {t['tasks'][0]} tasks of {t['jobs'][0]} jobs; ⌈Σc/C⌉ = {t['lower_bound'][0]}",
+            capacity=cap))
+        rows.append(measurement(
+            "beaumont.s82.overload",
+            " / ".join(f"{by[p]['overload_share']:.3g}" if by[p]["overload_share"] is not None else "nan" for p in order),
+            "actual 5-minute CPU of each machine's tasks above C", capacity=cap))
     return rows
