@@ -182,6 +182,12 @@ def test_placement_run_logs_every_request_of_every_policy_and_one_snapshot_row_p
         assert f"replicate 2 {policy}: {rejected} of {n - 20} rejected" in text
 
 
+def test_placement_figures_draw_the_papers_one_run_from_its_claims():
+    """The replicates figure marks the paper's one run per policy: Table II's % reject, read from tantawi.tsv."""
+    figures = rulescript.load(SCRIPTS / "placement_figures.py")
+    assert figures.paper_reject_pct(PAPERS / "tantawi.tsv") == {"PACK": 0.46, "SPREAD": 4.72, "XBAL": 0.43, "ABP": 0.33}
+
+
 # ----------------------------------------------------------------------------- summary
 
 

@@ -120,6 +120,8 @@ rule placement_figures:
         snapshot=f"{RESULTS}/placement/runs/rep-0/snapshot.parquet",
         metrics=f"{RESULTS}/tables/placement_metrics.csv",
         replicates=f"{RESULTS}/tables/placement_replicates.csv",
+        # the paper's one run per policy (Table II's % reject), drawn beside ours
+        claims=str(Path(workflow.basedir, "workflow/papers/tantawi.tsv")),
     output:
         **{
             k: report(
