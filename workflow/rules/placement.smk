@@ -198,8 +198,7 @@ rule placement_summary:
     output:
         f"{RESULTS}/summary/placement.csv",
     params:
-        code=code_digest("scheduling.placement_analysis", "report.summary"),
-        load_factor=PLACEMENT_CFG["load_factor"],
+        code=code_digest("scheduling.placement_analysis", "measure"),
     log:
         f"{RESULTS}/logs/placement_summary.log",
     benchmark:
