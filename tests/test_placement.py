@@ -642,7 +642,7 @@ def test_confidence_intervals_match_scipy():
     assert (ci["min"], ci["max"]) == (0.2, 0.9)  # the spread of a single run
 
 
-def _summary_inputs(reject_pct: float, requests: int = 3940) -> dict[str, pl.DataFrame]:
+def _summary_inputs(reject_pct: float, requests: int = 3940, tests: pl.DataFrame | None = None) -> dict[str, pl.DataFrame]:
     """Tables of a two-policy run: PACK rejects ``reject_pct`` % of ``requests`` in replicate 0."""
     total = round(reject_pct * requests / 100)
     table2 = pl.DataFrame({"measure": ["% Reject", "Average"], "resource": ["", "cpu"],
@@ -657,36 +657,91 @@ def _summary_inputs(reject_pct: float, requests: int = 3940) -> dict[str, pl.Dat
     replicates = pl.DataFrame([{"policy": p, "metric": m, "n": 20, "mean": mean, "sd": 0.1, "ci_low": mean - 0.1,
                                 "ci_high": mean + 0.1, "min": lo, "max": hi} for p, m, mean, lo, hi in reps])
     return {"table2": table2, "table3": table3, "table8": table8, "replicates": replicates,
-            "tests": pl.DataFrame(schema={"policy": pl.String, "baseline": pl.String}), "bsa": pl.DataFrame()}
+            "tests": pl.DataFrame(schema={"policy": pl.String, "baseline": pl.String}) if tests is None else tests,
+            "bsa": pl.DataFrame()}
 
 
-def test_summary_rows_compare_the_papers_one_run_with_the_spread_of_ours():
-    rows = pa.summary_rows(**_summary_inputs(1.1))
-    by = {r["quantity"]: r for r in rows.iter_rows(named=True)}
-    assert all(rows["item"].str.len_chars() > 0)
+def _judged(**inputs) -> dict[str, dict]:
+    return {r["quantity"]: r for r in judged(pa.measurements(**inputs)).iter_rows(named=True)}
+
+
+def test_measurements_judged_compare_the_papers_one_run_with_the_spread_of_ours():
+    by = _judged(**_summary_inputs(1.1))
+    assert all(r["item"] and r["claim"].startswith("tantawi.") and r["reads_trace"] is False for r in by.values())
     # the paper's 0.46 (PACK) lies in our runs' 0.4–2.3, its 0.33 (ABP) below 0.5: a tolerance from the range
     pack, abp = by["Table II % Reject PACK"], by["Table II % Reject ABP"]
-    assert (pack["item"], pack["unit"], pack["ours"], pack["within"]) == ("Table II", "%", "1%", True)
+    assert (pack["item"], pack["unit"], pack["paper"], pack["ours"], pack["verdict"]) == ("Table II", "%", "0.46%", "1%", "within")
     assert pack["tolerance"] == "±0.6" and "range of our 20 replicates" in pack["tolerance_reason"]
-    assert abp["within"] is False and abp["tolerance"] == "±0.5" and abp["cause"] == pa.LOAD_CAUSE
-    assert not pack["cause"]  # a cause only where the row is outside
-    # the load cause is measured at Table I's stated loads: a run at another load_factor does not carry it
-    other = {r["quantity"]: r for r in pa.summary_rows(**_summary_inputs(1.1), load_factor=0.92).iter_rows(named=True)}
-    assert other["Table II % Reject ABP"]["within"] is False and not other["Table II % Reject ABP"]["cause"]
-    assert not other["Table III rejections with gpu demand 4, ABP"]["cause"]
+    assert "a run's % Reject varies by more than the default ×1.5" in pack["tolerance_reason"]
+    assert abp["verdict"] == "outside" and abp["tolerance"] == "±0.5"
+    # the measured cause is the claims table's, shown only where the row is outside
+    assert abp["cause"].startswith("the paper's run carried less than Table I's loads as stated (placement.load_factor 1)")
+    assert not pack["cause"]
     # a quantity whose runs vary less than ×1.5 keeps the default factor
     assert by["Table II Average cpu PACK"]["tolerance"] == "×1.5"
     # Table III on the paper's 3,940 requests: compared; the total and a level against the runs' range (PACK's 18 in
     # 16–81: within, ours 42 − 16 = ±26); a level without per-replicate counts keeps the default factor (ABP: 11, 40)
     total, level = by["Table III rejections total, PACK"], by["Table III rejections with gpu demand 4, PACK"]
-    assert total["item"] == "Table III" and not total["scale_dependent"] and total["within"] is True
-    assert level["within"] is True and level["tolerance"] == "±26" and "range of our 20 replicates" in level["tolerance_reason"]
+    assert total["item"] == "Table III" and total["verdict"] == "within" and total["note"] == "replicate 0, after warm-up, 3,940 requests"
+    assert level["verdict"] == "within" and level["tolerance"] == "±26" and "range of our 20 replicates" in level["tolerance_reason"]
     abp_level = by["Table III rejections with gpu demand 4, ABP"]
-    assert abp_level["tolerance"] == "×1.5" and abp_level["within"] is False
-    assert by["Table VIII γ^sys PACK"]["item"] == "Table VIII"
-    # on a stream of another size the counts are not compared
-    short = {r["quantity"]: r for r in pa.summary_rows(**_summary_inputs(1.1, requests=940)).iter_rows(named=True)}
-    assert short["Table III rejections total, PACK"]["scale_dependent"] and short["Table III rejections total, PACK"]["within"] is None
+    assert abp_level["tolerance"] == "×1.5" and abp_level["verdict"] == "outside" and abp_level["cause"] == abp["cause"]
+    assert by["Table VIII γ^sys PACK"]["item"] == "Table VIII" and by["Table VIII γ^dem analytic"]["paper"] == "0.761"
+    assert by["Table VIII γ^dem analytic"]["note"] == "mix of the snapshot's phase (Table I)"
+    # on a stream of another size the counts are shown, not judged, and say why
+    short = _judged(**_summary_inputs(1.1, requests=940))["Table III rejections total, PACK"]
+    assert short["verdict"] == "too little data" and short["within"] is None and not short["cause"]
+    assert short["note"] == ("replicate 0, after warm-up, 940 requests; too little data: counts of a stream of 940 requests "
+                             "after the warm-up, not the paper's 3,940; not judged")
+
+
+def test_a_policy_or_resource_beyond_the_papers_has_no_paper_value():
+    inputs = _summary_inputs(1.1)
+    inputs["table2"] = inputs["table2"].with_columns(MINE=pl.lit(0.5))
+    inputs["table3"] = inputs["table3"].with_columns(MINE=pl.lit(1))
+    inputs["table8"] = inputs["table8"].with_columns(MINE=pl.lit(0.3))
+    by = _judged(**inputs)
+    for quantity in ("Table II % Reject MINE", "Table II Average cpu MINE", "Table III rejections total, MINE",
+                     "Table III rejections with gpu demand 4, MINE", "Table VIII γ^sys MINE"):
+        assert by[quantity]["verdict"] == "no paper value" and by[quantity]["paper"] == "", quantity
+    assert by["Table II % Reject MINE"]["ours"] == "0.5%"
+
+
+def test_paired_verdict_in_the_papers_words_hand_computed():
+    """Holm-adjusted p below 0.05: lower or higher by the mean difference's sign; otherwise not different."""
+    assert pa.paired_verdict({"p_wilcoxon_holm": 0.01, "mean_diff": -0.2}) == "lower"
+    assert pa.paired_verdict({"p_wilcoxon_holm": 0.049, "mean_diff": 0.3}) == "higher"
+    assert pa.paired_verdict({"p_wilcoxon_holm": 0.05, "mean_diff": -0.3}) == "not significantly different"
+    assert pa.paired_verdict({"p_wilcoxon_holm": 0.2, "mean_diff": -0.3}, level=0.75) == "lower"
+    # the exact test's smallest p, 2 / 2^n, times the baselines: n = 6 alone 0.031 (can), n = 5 0.0625 (cannot);
+    # against 3 baselines n = 7 gives 0.047 (can), n = 6 0.094 (cannot), the tiny run's 3 replicates 0.75
+    assert pa.paired_test_can_reject(6, 1) and not pa.paired_test_can_reject(5, 1)
+    assert pa.paired_test_can_reject(7, 3) and not pa.paired_test_can_reject(6, 3) and not pa.paired_test_can_reject(3, 3)
+    assert not pa.paired_test_can_reject(0, 1)
+
+
+def test_paired_tests_judge_the_papers_abp_slightly_lower():
+    def test(baseline, n, mean_diff, holm):
+        return {"policy": "ABP", "baseline": baseline, "metric": "reject_pct", "n": n, "mean_policy": 0.7,
+                "mean_baseline": 0.7 - mean_diff, "mean_diff": mean_diff, "ci_low": mean_diff - 0.03,
+                "ci_high": mean_diff + 0.03, "wins": 12, "losses": 6, "p_ttest": holm, "p_wilcoxon": holm / 2,
+                "p_wilcoxon_holm": holm}
+    tests = pl.DataFrame([test("PACK", 20, 0.02, 0.39), test("SPREAD", 20, -4.5, 0.0003), test("XBAL", 20, -0.01, 0.5)])
+    by = _judged(**_summary_inputs(1.1, tests=tests))
+    pack, spread = by["% reject of ABP against PACK (paired over 20 replicates)"], by["% reject of ABP against SPREAD (paired over 20 replicates)"]
+    assert (spread["paper"], spread["ours"], spread["verdict"], spread["cause"]) == ("lower", "lower", "within", "")
+    assert (pack["paper"], pack["ours"], pack["verdict"]) == ("lower", "not significantly different", "outside")
+    assert pack["cause"].startswith("the paper's order of ABP, XBAL and PACK is one run's")
+    assert pack["note"].startswith("mean difference 0.02 points, 95% CI [-0.01, 0.05]; Wilcoxon p = 0.195 (Holm 0.39; "
+                                   "significant below 0.05); ABP lower in 12, higher in 6")
+    assert pack["note"].endswith("the paper's one run: ABP 0.33%, PACK 0.46% (Table II)")
+    # 3 replicates cannot reach 5% against 3 baselines: shown, not judged
+    few = _judged(**_summary_inputs(1.1, tests=tests.with_columns(n=pl.lit(3))))
+    row = few["% reject of ABP against SPREAD (paired over 3 replicates)"]
+    assert row["verdict"] == "too little data" and "3 replicates: the paired test cannot find a difference at 0.05 against 3 baselines" in row["note"]
+    # another policy's test has no paper statement
+    other = _judged(**_summary_inputs(1.1, tests=tests.with_columns(policy=pl.lit("MINE"))))
+    assert other["% reject of MINE against PACK (paired over 20 replicates)"]["verdict"] == "no paper value"
 
 
 def test_trace_measurements_judged_have_one_value_per_row():

@@ -13,13 +13,13 @@ import numpy as np
 import polars as pl
 import pytest
 
-from colocate import insufficient, io, rulescript
+from colocate import insufficient, io, measure, rulescript
 from colocate.report import summary
 from colocate.scheduling import packing_grid as pg
 from colocate.scheduling import placement_runs as pr
 from colocate.scheduling import placement_workload as pw
-from test_placement import TABLE_I
-from wfutil import PAPERS, REPO
+from test_placement import TABLE_I, _summary_inputs
+from wfutil import PAPERS, REPO, judged
 
 SCRIPTS = REPO / "workflow" / "scripts"
 #: A capabilities record constructed in the shape of trace/capabilities.json: every file of each table read.
@@ -180,6 +180,28 @@ def test_placement_run_logs_every_request_of_every_policy_and_one_snapshot_row_p
     for policy in POLICIES:
         rejected = int((~requests.filter((pl.col("policy") == policy) & (pl.col("request") >= 20))["accepted"]).sum())
         assert f"replicate 2 {policy}: {rejected} of {n - 20} rejected" in text
+
+
+def test_placement_summary_writes_measurements_the_summary_judges(tmp_path):
+    """The part is measurements (colocate.measure), judged against tantawi.tsv as the summary rule judges it."""
+    inputs = {}
+    bsa = pl.DataFrame({"policy": ["ABP"], "decisions": [100], "agreements": [90], "agreement": [0.9], "budget": [16],
+                        "nodes": [32], "reject_pct_exhaustive": [0.5], "reject_pct_bsa": [0.6]})
+    for name, frame in (_summary_inputs(1.1) | {"bsa": bsa}).items():
+        inputs[name] = tmp_path / f"{name}.csv"
+        frame.write_csv(inputs[name])
+    out = tmp_path / "placement.csv"
+    rulescript.call(rulescript.load(SCRIPTS / "placement_summary.py"), inputs=inputs, outputs=[out], log=tmp_path / "s.log")
+    rows = {r["quantity"]: r for r in judged(pl.read_csv(out, schema=measure.MEASUREMENT_COLUMNS).to_dicts()).iter_rows(named=True)}
+    pack = rows["Table II % Reject PACK"]
+    assert (pack["paper"], pack["ours"], pack["verdict"], pack["claim"]) == ("0.46%", "1%", "within", "tantawi.t2.reject_pct.pack")
+    assert rows["BSA agreement with the exact argmin, ABP"]["verdict"] == "no paper value"
+
+
+def test_placement_figures_draw_the_papers_one_run_from_its_claims():
+    """The replicates figure marks the paper's one run per policy: Table II's % reject, read from tantawi.tsv."""
+    figures = rulescript.load(SCRIPTS / "placement_figures.py")
+    assert figures.paper_reject_pct(PAPERS / "tantawi.tsv") == {"PACK": 0.46, "SPREAD": 4.72, "XBAL": 0.43, "ABP": 0.33}
 
 
 # ----------------------------------------------------------------------------- summary

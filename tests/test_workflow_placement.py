@@ -14,7 +14,8 @@ import numpy as np
 import polars as pl
 import pytest
 
-from wfutil import png_shape, snakemake, tick_labels, write_config
+from colocate import measure
+from wfutil import judged, png_shape, snakemake, tick_labels, write_config
 
 pytestmark = pytest.mark.workflow
 
@@ -74,9 +75,14 @@ def test_tables_figures_notebook_and_summary(run):
     assert replay["identical_log"].all() and replay["identical_snapshot"].all()
     nb = json.loads((run / "results/synthetic-tiny/notebooks/04_placement.ipynb").read_text())
     assert any(c.get("outputs") for c in nb["cells"] if c["cell_type"] == "code")
-    summary = pl.read_csv(run / "results/synthetic-tiny/summary/placement.csv", schema_overrides={"paper": pl.String, "ours": pl.String})
-    row = summary.filter(pl.col("quantity") == "Table II % Reject ABP").row(0, named=True)
+    measured = pl.read_csv(run / "results/synthetic-tiny/summary/placement.csv", schema=measure.MEASUREMENT_COLUMNS)
+    summary = {r["quantity"]: r for r in judged(measured.to_dicts()).iter_rows(named=True)}
+    row = summary["Table II % Reject ABP"]
     assert row["paper"] == "0.33%" and row["ours"].endswith("%") and "replicates" in row["note"]  # % on both sides
+    # 540 requests after the warm-up, not the paper's 3,940; 3 replicates cannot make a paired test significant
+    assert summary["Table III rejections total, ABP"]["verdict"] == "too little data"
+    assert summary["% reject of ABP against SPREAD (paired over 3 replicates)"]["verdict"] == "too little data"
+    assert all(r["reads_trace"] is False for r in summary.values())
     bsa = pl.read_csv(run / "results/synthetic-tiny/tables/placement_bsa.csv")
     assert ((bsa["agreement"] > 0.5) & (bsa["agreement"] <= 1)).all()
 

@@ -120,6 +120,8 @@ rule placement_figures:
         snapshot=f"{RESULTS}/placement/runs/rep-0/snapshot.parquet",
         metrics=f"{RESULTS}/tables/placement_metrics.csv",
         replicates=f"{RESULTS}/tables/placement_replicates.csv",
+        # the paper's one run per policy (Table II's % reject), drawn beside ours
+        claims=str(Path(workflow.basedir, "workflow/papers/tantawi.tsv")),
     output:
         **{
             k: report(
@@ -196,8 +198,7 @@ rule placement_summary:
     output:
         f"{RESULTS}/summary/placement.csv",
     params:
-        code=code_digest("scheduling.placement_analysis", "report.summary"),
-        load_factor=PLACEMENT_CFG["load_factor"],
+        code=code_digest("scheduling.placement_analysis", "measure"),
     log:
         f"{RESULTS}/logs/placement_summary.log",
     benchmark:

@@ -4,8 +4,8 @@ Per-request logs (:func:`colocate.scheduling.placement.simulate`) of several pol
 ``policy`` column (PACK, SPREAD, XBAL, ABP, …) and, across replications, a ``replicate`` column.
 Measures are taken over the arrivals after the warm-up (the first ``warmup`` requests), as §IV
 "statistics are collected after a warm up period of 60 requests": the reject percentage is over
-those requests (Table II's 0.46% is 18 of 3,940), utilisation means and standard deviations
-across nodes are averaged over the post-warm-up arrivals.
+those requests (Table II's percentages are Table III's totals over the stream after the warm-up),
+utilisation means and standard deviations across nodes are averaged over the post-warm-up arrivals.
 """
 
 from __future__ import annotations
@@ -18,13 +18,7 @@ from scipy import stats
 from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.weightstats import DescrStatsW
 
-from colocate.report import summary
-from colocate.report.compare import (
-    DEFAULT_TOLERANCE,
-    Compare,
-    cause_if_outside,
-    replicate_tolerance,
-)
+from colocate.measure import measurement
 from colocate.scheduling.placement import DemandStatistics, mcv
 from colocate.scheduling.placement_runs import snapshot_matrices
 from colocate.scheduling.placement_workload import analytic_demand
@@ -164,7 +158,7 @@ def confidence_intervals(metrics: pl.DataFrame, level: float = 0.95) -> pl.DataF
     """Mean over replicates with a Student-t confidence interval per (policy, metric), and their min and max.
 
     ``metrics`` is long (policy, replicate, metric, value) as :func:`run_metrics` gives. The min–max is
-    the spread of a single run (the paper's numbers are one run each; see :func:`summary_rows`).
+    the spread of a single run (the paper's numbers are one run each; see :func:`measurements`).
     """
     rows = []
     for (policy, metric), g in metrics.group_by("policy", "metric", maintain_order=True):
@@ -221,21 +215,6 @@ def compare_policies(
 
 
 # ----------------------------------------------------------------------------- the experiment's tables
-
-#: Table II of the paper, as printed (policy → measure → value).
-PAPER_TABLE2 = {
-    "PACK": {"reject_pct": "0.46", "mean_cpu": "0.39", "mean_memory": "0.36", "mean_gpu": "0.50", "sd_cpu": "0.29", "sd_memory": "0.31", "sd_gpu": "0.35"},
-    "SPREAD": {"reject_pct": "4.72", "mean_cpu": "0.37", "mean_memory": "0.34", "mean_gpu": "0.46", "sd_cpu": "0.18", "sd_memory": "0.23", "sd_gpu": "0.21"},
-    "XBAL": {"reject_pct": "0.43", "mean_cpu": "0.39", "mean_memory": "0.36", "mean_gpu": "0.50", "sd_cpu": "0.14", "sd_memory": "0.12", "sd_gpu": "0.35"},
-    "ABP": {"reject_pct": "0.33", "mean_cpu": "0.39", "mean_memory": "0.36", "mean_gpu": "0.50", "sd_cpu": "0.22", "sd_memory": "0.22", "sd_gpu": "0.32"},
-}
-#: Table II's reject percentages as numbers (for the replicate figure).
-PAPER_REJECT_PCT = {k: float(v["reject_pct"]) for k, v in PAPER_TABLE2.items()}
-#: Table III: rejected pods by GPU demand 2 and 4, and in total.
-PAPER_TABLE3 = {"PACK": ("0", "18", "18"), "SPREAD": ("0", "186", "186"), "XBAL": ("5", "12", "17"), "ABP": ("2", "11", "13")}
-#: Table VIII: γ of the demand (analytic, observed) and of the system per policy at pod 3961.
-PAPER_TABLE8 = {"Analytic": "0.761", "Observed": "0.679", "PACK": "0.456", "SPREAD": "0.422", "XBAL": "0.457", "ABP": "0.636"}
-
 
 def snapshot_figure_input(snapshot: pl.DataFrame, resources: Sequence[str]) -> dict[str, np.ndarray]:
     """Policy → snapshot utilisation with nodes sorted by GPU, then CPU, then memory (Fig. 3's order)."""
@@ -306,7 +285,12 @@ def analytic_demand_of(exp, phase: int) -> tuple[np.ndarray, np.ndarray]:
     return analytic_demand(exp.demand_matrix(), exp.mix(phase), exp.capacity_matrix.max(axis=0))
 
 
-#: Requests after the warm-up in the paper's run (4,000 − 60): Table III's counts are comparable only on such a stream.
+#: The paper's policies and resources (Tables II, III and VIII): a measure of another (a plug-in policy, a fourth
+#: resource) answers a claim of no paper value (``workflow/papers/tantawi.tsv``).
+PAPER_POLICIES = ("PACK", "SPREAD", "XBAL", "ABP")
+PAPER_RESOURCES = ("cpu", "memory", "gpu")
+#: Requests after the warm-up in the paper's run (4,000 − 60, §IV): Table III's counts are comparable only on a
+#: stream of that size.
 PAPER_REQUESTS_AFTER_WARMUP = 3940
 
 
@@ -326,38 +310,51 @@ def _requests_after_warmup(table2: pl.DataFrame, table3: pl.DataFrame) -> int | 
     return None
 
 
-#: Measured cause of the rejection gap (issue 13), given where a run offers Table I's loads as stated
-#: (``placement.load_factor`` 1): the paper's own readings of its run say it carried less.
-LOAD_CAUSE = (
-    "this run offers Table I's loads as stated (placement.load_factor 1), and the paper's run carried less: its "
-    "Table II averages (0.39 / 0.36 / 0.50) are 0.936 / 0.939 / 0.9375 of the nominal 0.4167 / 0.3833 / 0.5333, as "
-    "low in 4 of 1,000 runs at the stated loads (0.4%; 3 of those 4 also reject at most the paper's 0.46%), and its "
-    "Table VI μ^sys at pod 3961 (CPU 0.459, memory 0.396) in 35 of 1,000 (bench/placement_load.py). Counting, "
-    "warm-up, phases, policies, ties and lifetimes were ruled out, and so were averages weighted by time "
-    "(approximately). The paper states no lower load; load_factor 0.93 with arrival_mix load (the default run) "
-    "puts every % reject and Table III count inside our replicates' range"
-)
+def replicate_values(r: Mapping | None) -> dict:
+    """What the claims' ``replicates`` tolerance reads of a metric's row of :func:`confidence_intervals`: the number
+    of replicates and their runs' mean, min and max (empty without one: the default factor)."""
+    return {k: r[k] for k in ("n", "mean", "min", "max") if r.get(k) is not None} if r else {}
 
 
-def summary_rows(
+def _alpha(level: float) -> float:
+    """The significance level of a confidence ``level`` (1 − 0.95 is 0.05, not 0.05000000000000004)."""
+    return round(1 - level, 12)
+
+
+def paired_verdict(row: Mapping, level: float = 0.95) -> str:
+    """A paired test's answer to "does the policy reject less than the baseline?" in the paper's words: "lower"
+    or "higher" where the Holm-adjusted Wilcoxon p-value (:func:`compare_policies`) is below 1 − ``level``, by the
+    sign of the mean difference, and "not significantly different" otherwise."""
+    if row["p_wilcoxon_holm"] < _alpha(level) and row["mean_diff"] != 0:
+        return "lower" if row["mean_diff"] < 0 else "higher"
+    return "not significantly different"
+
+
+def paired_test_can_reject(n: int, baselines: int, level: float = 0.95) -> bool:
+    """Can the paired test find any difference at all? The smallest two-sided p-value of the exact Wilcoxon
+    signed-rank test over ``n`` pairs, 2 / 2^n (every difference of one sign), times the ``baselines`` Holm's
+    first step multiplies it by, must fall below 1 − ``level``: 3 replicates against 3 baselines give 0.75."""
+    return n > 0 and baselines * 2.0 ** (1 - n) < _alpha(level)
+
+
+def measurements(
     *, table2: pl.DataFrame, table3: pl.DataFrame, table8: pl.DataFrame, replicates: pl.DataFrame,
-    tests: pl.DataFrame, bsa: pl.DataFrame, load_factor: float = 1.0,
-) -> pl.DataFrame:
-    """The headline numbers beside the paper's: Tables II, III, VIII, the replicate test and BSA.
+    tests: pl.DataFrame, bsa: pl.DataFrame, level: float = 0.95,
+) -> list[dict]:
+    """The experiment at Table I's loads measured for Tables II, III and VIII, the paired test and BSA, by the claims
+    they answer (``workflow/papers/tantawi.tsv``; the paper's values, tolerances and causes are there).
 
-    The paper's numbers are one run each. Where ours is a mean over replicates and a single run varies by
-    more than the default factor (the % reject, γ^sys at one snapshot), the paper's run is compared with
-    the range of our runs (:func:`~colocate.report.compare.replicate_tolerance`). Table III's counts
-    (replicate 0) likewise, the total and each demand level, and only when the stream has the paper's 3,940
-    requests after the warm-up
-    (otherwise they are counts of another size: scale-dependent). It is long because it is a table, one
-    entry per paper number, read top to bottom beside the paper's tables. A rejection row outside its
-    tolerance carries :data:`LOAD_CAUSE` where the run offers Table I's loads as stated (``load_factor`` 1),
-    and no cause otherwise (that cause is measured for the stated loads only).
+    The paper's numbers are one run each. Ours is a mean over replicates where the replicates give one (Table II,
+    γ at the snapshot), and replicate 0's where they do not (Table III's counts, γ^dem analytic); each measurement
+    passes the replicates' n, mean, min and max in the row's unit, from which the claims' ``replicates`` tolerance
+    compares the paper's one run with the range of our runs where a run varies more than the default factor.
+    Table III's counts stand beside the paper's only on a stream of its 3,940 requests after the warm-up (otherwise
+    they are counts of another stream: the status says so). The paired test of ABP against each other policy
+    answers the paper's "ABP slightly lower" (:func:`paired_verdict`), unless too few replicates let it find a
+    difference (:func:`paired_test_can_reject`). It is long because it is a table, one entry per paper number, read
+    top to bottom beside the paper's tables.
     """
-    load_cause = LOAD_CAUSE if load_factor == 1.0 else None
-    section = "Placement (Tantawi & Steinder)"
-    items = []
+    out = []
     ci = {(r["policy"], r["metric"]): r for r in replicates.iter_rows(named=True)}
 
     def rep_note(policy: str, metric: str, first: float | None) -> str:
@@ -371,63 +368,65 @@ def summary_rows(
         return note + (f"; replicate 0: {first:.3g}{u}" if first is not None else "")
 
     policies = [c for c in table2.columns if c not in ("measure", "resource")]
-    for policy in [c for c in table2.columns if c not in ("measure", "resource")]:
+    for policy in policies:
         for row in table2.iter_rows(named=True):
             metric = "reject_pct" if row["measure"] == "% Reject" else ("mean_" if row["measure"] == "Average" else "sd_") + row["resource"]
-            label = f"Table II {row['measure']} {row['resource']} {policy}".replace("  ", " ")
-            paper = PAPER_TABLE2.get(policy, {}).get(metric)
             r = ci.get((policy, metric))
             ours = r["mean"] if r else row[policy]
-            what = f"{row['measure']} {row['resource'] or ''}".strip().replace("Average", "average").replace("StDev", "StDev of")
-            spec = Compare(item="Table II", unit="%" if metric == "reject_pct" else "", tolerance=replicate_tolerance(r, paper, ours, what))
-            if metric == "reject_pct":
-                spec = cause_if_outside(paper, ours, spec, load_cause)
-            items.append((label, paper, ours, rep_note(policy, metric, row[policy]), spec))
+            paper = policy in PAPER_POLICIES and (metric == "reject_pct" or row["resource"] in PAPER_RESOURCES)
+            claim = (f"tantawi.t2.{metric}.{policy.lower()}" if paper
+                     else "tantawi.t2.reject_pct.other" if metric == "reject_pct" else "tantawi.t2.other")
+            out.append(measurement(claim, ours, rep_note(policy, metric, row[policy]), **replicate_values(r),
+                                   **({} if paper else {"policy": policy, "measure": f"{row['measure']} {row['resource']}".strip()})))
     level_col = table3.columns[0]
     resource = level_col.split()[0]  # "gpu demand"
     requests = _requests_after_warmup(table2, table3)
-    scale_dependent = requests != PAPER_REQUESTS_AFTER_WARMUP
     note = "replicate 0, after warm-up" + (f", {requests:,} requests" if requests else "")
-    if requests is None:
-        note += " (the stream's size is unknown without a rejection: counts not compared)"
-    elif scale_dependent:
-        note += f" (the paper's {PAPER_REQUESTS_AFTER_WARMUP:,}: counts of another stream, not compared)"
+    status = ("the stream's size is unknown without a rejection: counts not compared" if requests is None
+              else f"counts of a stream of {requests:,} requests after the warm-up, not the paper's "
+                   f"{PAPER_REQUESTS_AFTER_WARMUP:,}" if requests != PAPER_REQUESTS_AFTER_WARMUP else "")
     for policy in table3.columns[1:]:
         col = dict(zip(table3[level_col].cast(pl.String), table3[policy]))
-        paper = PAPER_TABLE3.get(policy)
-        for label, i, key in ((f"with {level_col} 2", 0, "2"), (f"with {level_col} 4", 1, "4"), ("total", 2, "Total")):
-            p, ours = (paper[i] if paper else None), col.get(key)
+        for label, key, name in ((f"with {level_col} 2", "2", "level2"), (f"with {level_col} 4", "4", "level4"), ("total", "Total", "total")):
+            ours = col.get(key)
             r = ci.get((policy, "rejected" if key == "Total" else f"rejected_{resource}_{key}"))
-            tolerance = replicate_tolerance(r, p, float(ours), "number of rejections") if ours is not None else DEFAULT_TOLERANCE
-            spec = Compare(item="Table III", tolerance=tolerance, scale_dependent=scale_dependent)
-            items.append((f"Table III rejections {label}, {policy}", p, ours, note, cause_if_outside(p, ours, spec, load_cause)))
+            values = replicate_values(r) if ours is not None else {}
+            if policy in PAPER_POLICIES:
+                out.append(measurement(f"tantawi.t3.{name}.{policy.lower()}", ours, note, status, demand=level_col, **values))
+            else:
+                out.append(measurement("tantawi.t3.other", ours, note, policy=policy, level=label, **values))
     for key, value in table8.row(0, named=True).items():
         if key == "Analytic":
-            items.append(("Table VIII γ^dem analytic", PAPER_TABLE8[key], value, "mix of the snapshot's phase (Table I)",
-                          Compare(item="Table VIII")))
+            out.append(measurement("tantawi.t8.gamma_dem_analytic", value))
             continue
-        metric, label = ("gamma_dem_snapshot", "γ^dem observed") if key == "Observed" else ("gamma_sys_snapshot", f"γ^sys {key}")
+        metric = "gamma_dem_snapshot" if key == "Observed" else "gamma_sys_snapshot"
         policy = policies[0] if key == "Observed" else key
         r = ci.get((policy, metric))
         ours = r["mean"] if r else value
-        paper = PAPER_TABLE8.get(key)
-        items.append((f"Table VIII {label}", paper, ours, rep_note(policy, metric, value),
-                      Compare(item="Table VIII", tolerance=replicate_tolerance(r, paper, ours, "γ at the snapshot"))))
-    for row in tests.iter_rows(named=True) if "mean_diff" in tests.columns else []:
-        items.append(
-            (f"% reject {row['policy']} − {row['baseline']} (paired over {row['n']} replicates)", None, row["mean_diff"],
-             f"95% CI [{row['ci_low']:.3g}, {row['ci_high']:.3g}]; Wilcoxon p = {row['p_wilcoxon']:.3g} (Holm {row['p_wilcoxon_holm']:.3g}); "
-             f"{row['policy']} lower in {row['wins']}, higher in {row['losses']}",
-             Compare(item="Table II (paired test, beyond the paper)", unit="%"))
-        )
+        claim = ("tantawi.t8.gamma_dem_observed" if key == "Observed"
+                 else f"tantawi.t8.gamma_sys.{key.lower()}" if key in PAPER_POLICIES else "tantawi.t8.gamma_sys.other")
+        out.append(measurement(claim, ours, rep_note(policy, metric, value), **replicate_values(r),
+                               **({"policy": key} if claim == "tantawi.t8.gamma_sys.other" else {})))
+    paired = list(tests.iter_rows(named=True)) if "mean_diff" in tests.columns else []
+    for row in paired:
+        note = (f"mean difference {row['mean_diff']:.4g} points, 95% CI [{row['ci_low']:.3g}, {row['ci_high']:.3g}]; "
+                f"Wilcoxon p = {row['p_wilcoxon']:.3g} (Holm {row['p_wilcoxon_holm']:.3g}; significant below {_alpha(level):g}); "
+                f"{row['policy']} lower in {row['wins']}, higher in {row['losses']}")
+        testable = paired_test_can_reject(row["n"], len(paired), level)
+        status = "" if testable else (f"{row['n']} replicates: the paired test cannot find a difference at "
+                                      f"{_alpha(level):g} against {len(paired)} baselines")
+        if row["policy"] == "ABP" and row["baseline"] in PAPER_POLICIES:
+            out.append(measurement(f"tantawi.t2.abp_vs.{row['baseline'].lower()}", paired_verdict(row, level), note, status,
+                                   n=row["n"]))
+        else:
+            out.append(measurement("tantawi.t2.paired.other", paired_verdict(row, level), note, n=row["n"],
+                                   policy=row["policy"], baseline=row["baseline"]))
     for row in bsa.iter_rows(named=True):
-        items.append(
-            (f"BSA agreement with the exact argmin, {row['policy']}", None, row["agreement"],
-             f"{row['agreements']} of {row['decisions']} decisions, budget {row['budget']} samples on {row['nodes']} nodes; "
-             f"% reject {row['reject_pct_exhaustive']:.3g} exact vs {row['reject_pct_bsa']:.3g} BSA",
-             Compare(item="§III, BSA [3] (beyond the paper)"))
-        )
-    return summary.rows(section, items)
+        out.append(measurement(
+            "tantawi.bsa.agreement", row["agreement"],
+            f"{row['agreements']} of {row['decisions']} decisions, budget {row['budget']} samples on {row['nodes']} nodes; "
+            f"% reject {row['reject_pct_exhaustive']:.3g} exact vs {row['reject_pct_bsa']:.3g} BSA", policy=row["policy"]))
+    return out
 
 
 # ----------------------------------------------------------------------------- trace-driven run
@@ -455,8 +454,6 @@ def trace_table(requests: pl.DataFrame, warmup: int, facts: pl.DataFrame) -> pl.
 def trace_measurements(table: pl.DataFrame) -> list[dict]:
     """The trace-driven run's Table II measures, by the claims they answer (``workflow/papers/tantawi.tsv``: the
     paper has no values for them, so none is judged)."""
-    from colocate.measure import measurement
-
     rows = []
     for r in table.iter_rows(named=True):
         rows += [
