@@ -51,7 +51,7 @@ def test_the_projects_claims_tables_read_and_every_cause_they_name_exists():
 def test_no_science_module_imports_the_report_package(package):
     """The science measures; the report judges (issue 44). Modules not migrated yet are listed, and shrink."""
     not_yet = {"analysis": {"jobs", "betafit", "characterise"},
-               "scheduling": {"packing_grid", "admission"},
+               "scheduling": {"admission"},
                "prep": set()}[package]
     importing = {p.stem for p in (REPO / "workflow/colocate" / package).glob("*.py")
                  if re.search(r"^\s*from colocate\.report\b|^\s*from colocate import .*\breport\b", p.read_text(), re.M)}
@@ -297,3 +297,21 @@ def test_a_tolerance_of_two_options_agrees_within_either_and_replicates_span_our
     t = claims.tolerance("replicates", "rate", "x", r, "0.8", 0.4)
     assert t.kind == "absolute" and t.band(0.8)[0] <= 0.4 and "20 replicates" in t.reason
     assert claims.tolerance("replicates", "rate", "x", None, "0.8", 0.4) == claims.DEFAULT_TOLERANCE
+
+
+def test_a_tolerance_of_two_standard_errors_or_of_a_zero_count_reads_the_measurement(tmp_path):
+    """±2 SE: se = 1e-6 gives ±2e-06. ±zero of n: no overload in 400,000 (machine, realization) pairs, ours 0: the
+    upper end of the exact two-sided 95% interval, 1 − 0.025^(1/400,000) = 9.222e-6, ±9.2e-06 at 2 digits; ours not
+    zero, or no n, or no se: the default factor. As options, the widest reaching ours: paper 2e-8, ours 0, ×2
+    cannot bridge the zero, the count's band does."""
+    t = claims.tolerance("±2 SE", "2 SE over {k} instances", "x", {"se": 1e-6, "k": 4}, "2e-6", 3e-6)
+    assert (t.kind, t.value, t.reason) == ("absolute", 2e-6, "2 SE over 4 instances")
+    zero = claims.tolerance("±zero of n", "none in {n:,} pairs", "x", {"n": 400_000}, "2e-8", 0.0)
+    assert (zero.kind, zero.value, zero.reason) == ("absolute", 9.2e-6, "none in 400,000 pairs")
+    assert claims.tolerance("±zero of n", "r", "x", {"n": 400_000}, "2e-8", 1e-7) == claims.DEFAULT_TOLERANCE
+    assert claims.tolerance("±zero of n", "r", "x", {"n": 0}, "2e-8", 0.0) == claims.DEFAULT_TOLERANCE
+    assert claims.tolerance("±2 SE", "r", "x", {"se": 0.0}, "2e-8", 0.0) == claims.DEFAULT_TOLERANCE
+    assert claims.tolerance("±2 SE", "r", "x", None) == claims.DEFAULT_TOLERANCE  # a table read: the form only
+    both = claims.tolerance("×2 or ±2 SE or ±zero of n", "r {n}", "x", {"se": 0.0, "n": 400_000}, "2e-8", 0.0)
+    assert (both.kind, both.value, both.reason) == ("absolute", 9.2e-6, "r 400000")
+    assert claims.read_claims([claims_file(tmp_path, row("a", tolerance="×2 or ±2 SE or ±zero of n", reason="r"))]).height == 1

@@ -124,8 +124,9 @@ def test_packing_table_stacks_the_settings_and_summarises_each_cell(tmp_path):
     one = cells.filter((pl.col("estimator") == "av") & (pl.col("algorithm") == "BF") & (pl.col("capacity") == 1.0))
     assert one["m_abs_mean"].item() == pytest.approx(table.filter(
         (pl.col("estimator") == "av") & (pl.col("algorithm") == "BF") & (pl.col("capacity") == 1.0))["m_abs"].mean())
-    head = pl.read_csv(outputs["summary"])
-    assert head.columns == list(summary.COLUMNS) and "GPA ρ=0.05: mean q" in head["quantity"].to_list()
+    measured = pl.read_csv(outputs["summary"], schema=measure.MEASUREMENT_COLUMNS)  # judged by the summary
+    assert "janus.f9.gpa_q_slo95" in measured["id"].to_list()
+    assert "GPA ρ=0.05: mean q" in judged(measured.to_dicts())["quantity"].to_list()
 
 
 # ----------------------------------------------------------------------------- placement_run

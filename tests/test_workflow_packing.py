@@ -10,10 +10,12 @@ import polars as pl
 import pytest
 import yaml
 
+from colocate import measure
 from test_packing import assert_packing_figures_show
 from wfutil import (
     REPO,
     assert_config_rejected,
+    judged,
     legend_texts,
     planned_rules,
     png_shape,
@@ -71,8 +73,10 @@ def test_packing_table_figures_and_summary(packing_run):
     np.testing.assert_allclose(per_machine["qm"], per_machine["q"], rtol=1e-9)
     summary = pl.read_csv(packing_run / "results/synthetic-tiny/tables/packing_summary.csv")
     assert summary.height == 178 and (summary["instances"] == 3).all()
-    headline = pl.read_csv(packing_run / "results/synthetic-tiny/summary/packing.csv")
+    measured = pl.read_csv(packing_run / "results/synthetic-tiny/summary/packing.csv", schema=measure.MEASUREMENT_COLUMNS)
+    headline = judged(measured.to_dicts())  # as the summary judges it
     assert "GPA ρ=0.001: mean q" in headline["quantity"].to_list()
+    assert not (headline["verdict"] == "not judged").any()
     # the figures the run saved, drawn again from its table: the default grid fills every panel (12)
     assert assert_packing_figures_show(table) == 12
     for name in FIGURES + ["pareto"]:

@@ -98,7 +98,7 @@ rule packing_table:
         ),
         summary=f"{RESULTS}/summary/packing.csv",
     params:
-        code=code_digest("insufficient", "scheduling.packing_grid", "report.summary", "io"),
+        code=code_digest("insufficient", "scheduling.packing_grid", "measure", "io"),
     log:
         f"{RESULTS}/logs/packing_table.log",
     benchmark:

@@ -1,8 +1,7 @@
-"""The packing results of all settings: one tidy table, its per-cell summary, and the headline numbers."""
+"""The packing results of all settings: one tidy table, its per-cell summary, and what §5 prints, measured."""
 import polars as pl
 
-from colocate import io, rulescript
-from colocate.report import summary
+from colocate import io, measure, rulescript
 from colocate.scheduling import packing_grid as pg
 
 ANALYSIS = "Janus §5, packing table"
@@ -12,7 +11,7 @@ def main(inputs, outputs, params, log):
     results = pl.concat([pl.read_parquet(path) for path in inputs]).sort("instance", *pg.CELL_SCHEMA)
     io.write_parquet(results, outputs.table)
     pg.summarise(results).write_csv(outputs.csv)
-    summary.rows("Stochastic packing (Janus & Rzadca §5)", pg.headline_numbers(results)).write_csv(outputs.summary)
+    measure.measurements(pg.headline_measurements(results)).write_csv(outputs.summary)
     log.info("%d rows from %d settings", results.height, len(inputs))
 
 

@@ -83,8 +83,13 @@ for a share shown in %), rounded to 2 significant digits; with no
     n (or a zero one) the default factor. ``replicates``: the paper's one run within the range of our replicates'
     runs where they vary more than the default factor (the measurement gives ``n``, ``mean``, ``min``, ``max``;
     :func:`colocate.report.compare.replicate_tolerance`, the reason names what varies). ``A or B``: ours agrees
-    within either (:func:`colocate.report.compare.widest`). Braces in the reason name the measurement's values
-    (``over {n} jobs``). Without ``values`` (when a table is read) only the form is checked."""
+    within either (:func:`colocate.report.compare.widest`). ``±2 SE``: two standard errors the measurement gives
+    (``se``: a statistic's spread that no constant K states, e.g. a mean rare-event rate over instances). ``±zero of
+    n``: where ours is zero (no event in the measurement's ``n`` trials), the upper end of the exact (Clopper–Pearson)
+    two-sided 95% interval of a zero count, 1 − 0.025^(1/n) ≈ 3.7/n. Each without its value (or with a zero one),
+    or ``±zero of n`` where ours is not zero, is the default factor; both rounded to 2 significant digits. Braces in
+    the reason name the measurement's values (``over {n} jobs``). Without ``values`` (when a table is read) only the
+    form is checked."""
     if not text:
         return DEFAULT_TOLERANCE
     if not reason:
@@ -98,6 +103,16 @@ for a share shown in %), rounded to 2 significant digits; with no
         if values is None or ours is None or parse_number(ours) is None:
             return DEFAULT_TOLERANCE
         return replicate_tolerance(values, paper, parse_number(ours).value, said)
+    if text == "±2 SE":
+        se = (values or {}).get("se")
+        if values is None or not se or not math.isfinite(se) or se <= 0:
+            return DEFAULT_TOLERANCE
+        return absolute(_two_digits(2 * se), said)
+    if text == "±zero of n":
+        n, o = (values or {}).get("n"), parse_number(ours)
+        if values is None or not n or n < 1 or o is None or o.value != 0:
+            return DEFAULT_TOLERANCE
+        return absolute(_two_digits(1 - 0.025 ** (1 / n)), said)
     per_root, binomial = _PER_ROOT_N.match(text), _BINOMIAL.match(text)
     if per_root or binomial:
         try:
@@ -115,7 +130,7 @@ for a share shown in %), rounded to 2 significant digits; with no
     except ValueError:
         amount = math.nan
     if text[0] not in "×±" or not math.isfinite(amount):
-        raise ClaimError(f"{where}: tolerance {text!r} is not ×FACTOR, ±AMOUNT, ±K/√n or ±2√(p(1−p)/n), p = P")
+        raise ClaimError(f"{where}: tolerance {text!r} is not ×FACTOR, ±AMOUNT, ±K/√n, ±2√(p(1−p)/n), p = P, ±2 SE, ±zero of n, replicates, or A or B")
     return (factor if text[0] == "×" else absolute)(amount, said)
 
 

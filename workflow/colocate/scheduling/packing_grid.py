@@ -7,14 +7,14 @@ one table of distinct cells; :func:`settings` groups cells by what the
 per-task statistics and the capacity depend on (data, clairvoyance, capacity),
 the unit of work of one job; :func:`instances` sub-samples the tasks;
 :func:`run_setting` runs one setting on every instance and :func:`summarise`
-averages the results over instances.
+averages the results over instances; :func:`headline_measurements` measures what §5
+prints, by the claims of ``workflow/papers/janus.tsv``.
 """
 
 from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING
 
 import numpy as np
 import polars as pl
@@ -28,9 +28,6 @@ from colocate.scheduling.fit_tests import (
     required_percentiles,
 )
 from colocate.scheduling.packing import ALGORITHMS, lower_bound, observe, run
-
-if TYPE_CHECKING:
-    from colocate.report.compare import Tolerance
 
 #: The base case of Janus §5.1.
 BASE = {"algorithm": "BF", "rebalance": True, "capacity": 1.0, "clairvoyance": 1.0, "data": "inst"}
@@ -302,112 +299,76 @@ def _mean(frame: pl.DataFrame, column: str, estimator: str, parameter: float) ->
     return float(rows[column].mean()) if rows.height else None
 
 
-def _q_tolerance(frame: pl.DataFrame, estimator: str, parameter: float, paper: str | None, base: Tolerance | None = None
-                 ) -> Tolerance:
-    """The tolerance of a mean q: 2 SE over instances where that noise reaches further than the ``base`` band
-    (rare overloads); ``base`` defaults to the default factor. Where no instance overloads at all, the SE is 0
-    and says nothing: the band is then the upper end of the exact (Clopper–Pearson) two-sided 95% interval of a
-    zero count in the pooled m_abs · |E| (machine, realization) pairs, 1 − 0.025^(1/n) ≈ 3.7/n. It takes the
-    pairs as independent (overloads cluster by instance): it bounds the noise of these realizations, not of the
-    trace's draw."""
-    from statsmodels.stats.proportion import proportion_confint
-
-    from colocate.report.compare import DEFAULT_TOLERANCE, absolute, parse_number, widest
-
-    base = base or DEFAULT_TOLERANCE
-    p = parse_number(paper)
+def _q_noise(frame: pl.DataFrame, estimator: str, parameter: float) -> dict:
+    """What the tolerance of a mean q reads (``±2 SE``, ``±zero of n`` in ``workflow/papers/janus.tsv``): the
+    ``instances``, those ``overloaded`` at all, ``se`` the standard error of the mean q over them (0 with fewer than
+    2 instances, or where none overloads and it says nothing), and ``n`` the (machine, realization) pairs pooled over
+    them, m_abs · |E| (0 with fewer than 2 instances, or without the ``evaluations`` column of older results): where
+    no instance overloads, the exact bound of a zero count in those pairs. It takes the pairs as independent
+    (overloads cluster by instance): it bounds the noise of these realizations, not of the trace's draw."""
     rows = frame.filter((pl.col("estimator") == estimator) & ((pl.col("parameter") - parameter).abs() < 1e-12))
     q = rows["q"]
-    if p is None or q.len() < 2:
-        return base
-    if not (q > 0).any() and "evaluations" in rows.columns:
-        pairs = int((rows["m_abs"].cast(pl.Int64) * rows["evaluations"].cast(pl.Int64)).sum())
-        upper = float(proportion_confint(0, pairs, alpha=0.05, method="beta")[1])
-        never = absolute(upper, f"no overload in {pairs:,} (machine, realization) pairs over {q.len()} instances: "
-                                "the upper end of the exact two-sided 95% interval of a zero count")
-        return widest(p.value, float(q.mean()), base, never)
-    se = float(q.std()) / np.sqrt(q.len())
-    if not (np.isfinite(se) and se > 0):
-        return base
-    overloaded = int((q > 0).sum())
-    noise = absolute(2 * se, f"2 SE of the mean q over {q.len()} instances ({overloaded} with any overload): rare "
-                             "overloads, noise wider than the factor")
-    return widest(p.value, float(q.mean()), base, noise)
+    k = q.len()
+    se = float(q.std()) / np.sqrt(k) if k >= 2 else 0.0
+    pairs = (int((rows["m_abs"].cast(pl.Int64) * rows["evaluations"].cast(pl.Int64)).sum())
+             if k >= 2 and "evaluations" in rows.columns else 0)
+    return {"instances": k, "overloaded": int((q > 0).sum()), "se": se if np.isfinite(se) and se > 0 else 0.0,
+            "n": pairs}
 
 
-#: The measured cause of the size-based tests' excess q on the synthetic trace (issue 13, item 4).
-CAUSE_Q_TAILS = (
-    "synthetic model, two sources measured on the model before the small-job and production-balance changes of commit 1264356: the top 2% of tasks by mean (σ ≈ 0.11, 27% of the inst variance) each "
-    "dominate a machine, leaving a ≈ 3σ margin (a quarter of the machines, 44–78% of q); and spiky tasks' far tail, "
-    "P(X > μ + 3σ) = 1.4% against 0.13% for a Gaussian. Excluding the first or trimming the second cuts q 2.4–20×. "
-    "Not R: R = 10,000 gives the same q. q also varies with the trace seed (Cantelli 1: 3.6e-4 to 2.1e-3, 5.9×, "
-    "over nine seeds). Capping task means at 0.2 (synthetic.task_cpu_max, 0.5) cuts q 2–8× on two seeds, but lowers "
-    "Janus Table 1's A-D rates at N = 30 / 50 by 0.11–0.18, and the real sample window has 1.8% of its records "
-    "above 0.2 (the model 0.07%): the cap would fit the paper's q, not the trace"
-)
+#: The claims of Fig 9 by GPA's target ρ (Janus §5.1 runs 0.1, 0.05, 0.01 and 0.001: SLOs of 90 to 99.9%); another
+#: ρ is shown under janus.f9.gpa_q, without a paper value.
+GPA_CLAIMS = {0.1: "janus.f9.gpa_q_slo90", 0.05: "janus.f9.gpa_q_slo95", 0.01: "janus.f9.gpa_q_slo99",
+              0.001: "janus.f9.gpa_q_slo999"}
+
+#: The size-based tests whose mean q §5.2 prints, by their claims.
+SIZE_TEST_CLAIMS = (("Cantelli", 1.0, "janus.s52.q_cantelli1"), ("Cantelli", 1.7, "janus.s52.q_cantelli1_7"),
+                    ("perc", 90, "janus.s52.q_perc90"), ("perc", 95, "janus.s52.q_perc95"),
+                    ("perc", 99, "janus.s52.q_perc99"), ("perc", 100, "janus.s52.q_max"))
 
 
-def headline_numbers(results: pl.DataFrame) -> list[tuple]:
-    """The numbers Janus & Rzadca §5 print, beside ours: (quantity, paper, ours, note, Compare) for summary.rows.
+def headline_measurements(results: pl.DataFrame) -> list[dict]:
+    """What Janus & Rzadca §5 print, as measured here, by the claims they answer (``workflow/papers/janus.tsv``).
 
     Means are over instances at the base case (Best Fit, rebalancing, c = 1, clairvoyance 1, inst)
-    unless a quantity says otherwise; quantities whose cells are not in ``results`` are left out.
-    A mean q whose paper value is a rare-event frequency is compared within 2 SE over instances when
-    that noise is wider than the default factor, or, where no instance overloads, within the exact bound of a
-    zero count (:func:`_q_tolerance`); the size-based tests' q (§5.2)
-    within issue 13's 2× (:func:`~colocate.report.compare.issue_target`), or those 2 SE where wider: a mean q
-    of 1e-8–1e-3 is a rare-event rate that varies 6–27× over nine trace seeds alone.
+    unless a claim says otherwise; claims whose cells are not in ``results`` are left out. A mean q that the
+    paper gives as a rare-event frequency carries what its tolerance reads (:func:`_q_noise`): the standard error
+    over instances and, where no instance overloads, the pooled (machine, realization) pairs.
     """
-    from colocate.report.compare import (
-        DEFAULT_TOLERANCE,
-        Compare,
-        cause_if_outside,
-        compare,
-        issue_target,
-    )
+    from colocate.measure import measurement
 
     base = select(results)
-    items: list[tuple] = []
+    out: list[dict] = []
 
-    def add(quantity, paper, value, note="", spec=None):
+    def add(claim: str, value: float | None, **values: object) -> None:
         if value is not None:
-            items.append((quantity, paper, value, note, spec or Compare()))
+            out.append(measurement(claim, value, **values))
 
     gpa = sorted(base.filter(pl.col("estimator") == "GPA")["parameter"].unique().to_list(), reverse=True)
     for rho in gpa:
-        paper = "0.0016" if rho == 0.001 else None
-        add(f"GPA ρ={rho:g}: mean q", paper, _mean(base, "q", "GPA", rho),
-            "§5.2 Fig 9" if rho == 0.001 else "§5.2 Fig 9: close to ρ",
-            Compare(item="Fig 9", tolerance=_q_tolerance(base, "GPA", rho, paper)))
-    add("av 1: mean machines m_abs", "28.0", _mean(base, "m_abs", "av", 1.0), "§5.2, 1,000-task instances", Compare(item="§5.2"))
-    for est, par, paper in (("Cantelli", 1.0, "3e-4"), ("Cantelli", 1.7, "2e-6"), ("perc", 90, "7e-5"),
-                            ("perc", 95, "5e-6"), ("perc", 99, "2e-8"), ("perc", 100, "0")):
-        value = _mean(base, "q", est, par)
-        target = issue_target("the packing tails (a rare-event rate, 6–27× apart over nine trace seeds)")
-        spec = cause_if_outside(paper, value, Compare(item="§5.2", tolerance=_q_tolerance(base, est, par, paper, target)),
-                                CAUSE_Q_TAILS)
-        add(f"{'max' if par == 100 else f'{est} {par:g}'}: mean q", paper, value, "§5.2", spec)
-    # §6 prints one range, 2.5–5, for Cantelli's b = 1.7 … 4.4: its ends (more machines for the larger b,
-    # as §7's ratios 1.9 and 3.7 to GPA confirm)
-    for b, paper in ((1.7, "2.5 (of 2.5–5)"), (4.4, "5 (of 2.5–5)")):
-        add(f"Cantelli {b:g}: machines / lower bound m", paper, _mean(base, "m", "Cantelli", b),
-            "§6: the range's end for this b", Compare(item="§6"))
+        claim = GPA_CLAIMS.get(rho, "janus.f9.gpa_q")
+        add(claim, _mean(base, "q", "GPA", rho), rho=rho, **_q_noise(base, "GPA", rho))
+    add("janus.s52.av1_machines", _mean(base, "m_abs", "av", 1.0))
+    for est, par, claim in SIZE_TEST_CLAIMS:
+        add(claim, _mean(base, "q", est, par), **_q_noise(base, est, par))
+    # §6 prints one range of machines for Cantelli's b = 1.7 … 4.4: a claim for each end (more machines for the
+    # larger b, as §7's ratios to GPA confirm)
+    for b, claim in ((1.7, "janus.s6.cantelli1_7_machines"), (4.4, "janus.s6.cantelli4_4_machines")):
+        add(claim, _mean(base, "m", "Cantelli", b))
     g = _mean(base, "m_abs", "GPA", 0.05)
-    for b, paper in ((1.7, "1.9"), (4.4, "3.7")):
+    for b, claim in ((1.7, "janus.s7.cantelli1_7_over_gpa"), (4.4, "janus.s7.cantelli4_4_over_gpa")):
         c = _mean(base, "m_abs", "Cantelli", b)
         if g and c is not None:
-            add(f"machines Cantelli {b:g} / GPA 0.05", paper, c / g, "§7: GPA's saving at a 95% SLO", Compare(item="§7"))
-    for rho, paper in ((0.1, "35"), (0.001, "47")):
+            add(claim, c / g)
+    for rho, claim in ((0.1, "janus.s56.gpa0_1_median_machines"), (0.001, "janus.s56.gpa0_001_median_machines")):
         rows = base.filter((pl.col("estimator") == "GPA") & ((pl.col("parameter") - rho).abs() < 1e-12))
-        add(f"GPA {rho:g}: median m_abs", paper, float(rows["m_abs"].median()) if rows.height else None, "§5.6",
-            Compare(item="§5.6"))
+        add(claim, float(rows["m_abs"].median()) if rows.height else None)
     ff = select(results, algorithm="FF")
     if ff.height:
         keys = ["instance", "estimator", "parameter"]
         both = ff.join(base, on=keys, suffix="_bf")
         if both.height:
-            add("max |m_abs FF − m_abs BF|", "≤ 1", float((both["m_abs"] - both["m_abs_bf"]).abs().max()),
-                "§5.2: differed by at most 1", Compare(item="§5.2"))
+            add("janus.s52.ff_bf_machines", float((both["m_abs"] - both["m_abs_bf"]).abs().max()))
     off = select(results, rebalance=False)
     if off.height:
         keys = ["instance", "estimator", "parameter"]
@@ -415,22 +376,13 @@ def headline_numbers(results: pl.DataFrame) -> list[tuple]:
             pl.col("estimator").is_in(["GPA", "av"]) & (pl.col("q") > 0)
         )
         if both.height:
-            dec = ((both["q"] - both["q_on"]) / both["q"]).mean()
-            add("rebalancing: mean relative decrease of q (GPA, av)", "≈ 7%", float(dec), "§5.6 Fig 13",
-                Compare(item="Fig 13", unit="%", scale=100))
+            add("janus.f13.rebalancing_decrease", float(((both["q"] - both["q_on"]) / both["q"]).mean()))
     avg = select(results, data="avg")
-    for est, par, paper in (("Cantelli", 1.0, "≈ 10"), ("GPA", 0.05, "2–3")):
+    for est, par, claim in (("Cantelli", 1.0, "janus.f10.cantelli1_avg_over_inst"),
+                            ("GPA", 0.05, "janus.f10.gpa0_05_avg_over_inst")):
         a, i = _mean(avg, "q", est, par), _mean(base, "q", est, par)
         if a is not None and i:
-            # the paper's ratio with its q(inst) gives its q(avg): where only q(inst) is off, say so
-            implied = 10 * 3e-4  # the paper's ratio ≈ 10 times its Cantelli 1 q(inst), 3e-4 (the row above)
-            in_band = est == "Cantelli" and compare(f"{implied:g}", a, Compare())["within"] is True
-            cause = (f"only q(inst) is off: q(avg) = {a:.2g} is within {DEFAULT_TOLERANCE} of the paper's ≈ {implied:g} "
-                     f"(10 × its q(inst) 3e-4), q(inst) = {i:.2g} is not (the packing tails of the inst rows above)"
-                     ) if in_band else ""
-            add(f"{est} {par:g}: q(avg) / q(inst)", paper, a / i, "§5.3 Fig 10",
-                cause_if_outside(paper, a / i, Compare(item="Fig 10"), cause))
+            add(claim, a / i, q_avg=a, q_inst=i)
     for eps in sorted(base.filter(pl.col("estimator") == "Beta")["parameter"].unique().to_list(), reverse=True):
-        add(f"Beta ε={eps:g} (ours): mean q", None, _mean(base, "q", "Beta", eps), "Unuvar eq 6 per machine",
-            Compare(item="ours (Unuvar eq 6)"))
-    return items
+        add("janus.ours.beta_q", _mean(base, "q", "Beta", eps), eps=eps)
+    return out
