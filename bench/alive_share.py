@@ -28,21 +28,47 @@ import polars as pl
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "workflow"))
 from colocate.analysis.colocation import running_tasks  # noqa: E402
 from colocate.analysis.jobs import TERMINAL_EVENTS, alive_share_identity, flag_dominant  # noqa: E402
+from colocate.report.claims import read_claims  # noqa: E402
+from colocate.report.compare import parse_number  # noqa: E402
 from colocate.trace import TRACE_START_US, EventType, read_table  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
+#: The claims giving Beaumont's pair: D's share of the running tasks (Fig 1) and of the alive jobs (Table 1).
+PAIR_CLAIMS = {"task_share": "beaumont.fig1.d_tasks", "alive_share": "beaumont.t1.share_alive_mean"}
+
+
+def paper_pair(papers: Path = REPO / "workflow" / "papers" / "beaumont.tsv") -> dict[str, float]:
+    """Beaumont's pair of shares as its claims table prints them (65% → 0.65, 0.058)."""
+    printed = dict(read_claims([papers]).select("id", "paper").iter_rows())
+    out = {}
+    for name, claim in PAIR_CLAIMS.items():
+        p = parse_number(printed[claim])
+        out[name] = p.value / 100 if p.unit == "%" else p.value
+    return out
+
+
+def needed_other_tasks(tasks_per_d_job: float, task_share: float, alive_share: float) -> float:
+    """t_N = T_D · (1 − f)/f · s/(1 − s): the tasks every other alive job must run in a window, where a job of D
+    runs T_D, for D to be ``task_share`` (f) of the running tasks and ``alive_share`` (s) of the alive jobs. At
+    Beaumont's pair (Fig 1's 65%, Table 1's 5.8%) it is 0.033 T_D: at least one task only where T_D ≥ 30.2."""
+    return tasks_per_d_job * (1 - task_share) / task_share * alive_share / (1 - alive_share)
+
+
+def with_needed(identity: dict[str, float], pair: dict[str, float]) -> dict[str, float]:
+    """``identity`` (``jobs.alive_share_identity``) with the t_N the paper's ``pair`` needs at its T_D."""
+    return {**identity, "needed": needed_other_tasks(identity["T_D"], **pair)}
 
 
 def run_shares(run: Path) -> dict[str, float]:
-    """T_D, t_N, s, f and the needed t_N of a finished run (``jobs.alive_share_identity`` of its
-    jobs/window_totals.parquet); exits naming the file where it is missing or has no job of D."""
+    """T_D, t_N, s, f and the needed t_N (at the paper's pair) of a finished run (``jobs.alive_share_identity`` of
+    its jobs/window_totals.parquet); exits naming the file where it is missing or has no job of D."""
     path = run / "jobs" / "window_totals.parquet"
     if not path.is_file():
         sys.exit(f"{path}: missing (is {run} a finished run?)")
     identity = alive_share_identity(pl.read_parquet(path))
     if identity is None:
         sys.exit(f"{path}: no window with a job of D: too little data for Table 1")
-    return identity
+    return with_needed(identity, paper_pair())
 
 
 def trace_start(sample: Path, cpu_share: float = 0.9) -> dict[str, float]:
@@ -79,8 +105,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"| {run.name} | {r['T_D']:.1f} | {r['t_N']:.2f} | {r['s']:.3f} | {r['f']:.3f} | {r['needed']:.2f} |")
     real = trace_start(args.sample)
     # the start as one window of jobs/window_totals.parquet, so the same identity reads it
-    r = alive_share_identity(pl.DataFrame({"window": [0], "jobs": [real["jobs"]], "jobs_D": [real["D"]],
-                                           "tasks": [real["tasks"]], "tasks_D": [real["D_tasks"]]}))
+    r = with_needed(alive_share_identity(pl.DataFrame({"window": [0], "jobs": [real["jobs"]], "jobs_D": [real["D"]],
+                                                       "tasks": [real["tasks"]], "tasks_D": [real["D_tasks"]]})),
+                    paper_pair())
     print(f"| the real trace's start (D_i by CPU request) | {r['T_D']:.0f} | {r['t_N']:.1f} | {r['s']:.3f} | "
           f"{r['f']:.3f} | {r['needed']:.1f} |")
     print(f"\nthe real trace's start ({args.sample}): {real['jobs']:,} jobs run {real['tasks']:,} tasks; the "

@@ -1,6 +1,6 @@
-"""The identity between D's shares of tasks and of alive jobs (``jobs.needed_other_tasks``, a property; the cause
-it feeds) and bench/alive_share.py: a constructed run's window totals worked out by hand, and the real trace's start
-on the shipped sample (known answers)."""
+"""The identity between D's shares of tasks and of alive jobs (``alive_share.needed_other_tasks``, a property, at
+the paper's pair read from the claims table) and bench/alive_share.py: a constructed run's window totals worked out
+by hand, and the real trace's start on the shipped sample (known answers)."""
 
 from __future__ import annotations
 
@@ -20,16 +20,19 @@ import alive_share  # noqa: E402
 
 
 def test_needed_other_tasks_by_hand():
-    # the paper's pair: 0.35 / 0.65 · 0.058 / 0.942 = 0.033153…; T_D = 30 needs about one task
-    assert jobs.needed_other_tasks(1.0) == pytest.approx(0.35 / 0.65 * 0.058 / 0.942)
-    assert jobs.needed_other_tasks(30.0) == pytest.approx(0.9946, abs=1e-4)
-    assert jobs.needed_other_tasks(10.0, task_share=0.5, alive_share=0.5) == pytest.approx(10.0)
+    # the paper's pair, as beaumont.tsv prints it (Fig 1's 65%, Table 1's 0.058)
+    pair = alive_share.paper_pair()
+    assert pair == {"task_share": pytest.approx(0.65), "alive_share": pytest.approx(0.058)}
+    # 0.35 / 0.65 · 0.058 / 0.942 = 0.033153…; T_D = 30 needs about one task
+    assert alive_share.needed_other_tasks(1.0, **pair) == pytest.approx(0.35 / 0.65 * 0.058 / 0.942)
+    assert alive_share.needed_other_tasks(30.0, **pair) == pytest.approx(0.9946, abs=1e-4)
+    assert alive_share.needed_other_tasks(10.0, task_share=0.5, alive_share=0.5) == pytest.approx(10.0)
 
 
 @given(st.floats(1.0, 1000.0), st.floats(0.05, 0.95), st.floats(0.01, 0.9))
 def test_needed_other_tasks_gives_back_both_shares(tasks_per_d_job, task_share, alive_share_):
     """One job of D with T_D tasks and (1 − s)/s other jobs of t_N tasks each: D is s of the jobs and f of the tasks."""
-    t_n = jobs.needed_other_tasks(tasks_per_d_job, task_share, alive_share_)
+    t_n = alive_share.needed_other_tasks(tasks_per_d_job, task_share, alive_share_)
     others = (1 - alive_share_) / alive_share_
     assert 1 / (1 + others) == pytest.approx(alive_share_)
     assert tasks_per_d_job / (tasks_per_d_job + t_n * others) == pytest.approx(task_share)
@@ -46,12 +49,7 @@ def test_run_shares_by_hand(tmp_path):
     assert r["t_N"] == pytest.approx(16 / 11)
     assert r["s"] == pytest.approx((0.2 + 0.25) / 2)  # the mean over windows with a job, as Table 1's row
     assert r["f"] == pytest.approx(30 / 46)  # over task-windows, as Fig 1's
-    assert r["needed"] == pytest.approx(jobs.needed_other_tasks(10.0))
-    # the cause names this run's numbers, and "fewer than one" only where the pair needs fewer than one task
-    cause = jobs.alive_share_cause(r)
-    assert "runs 10.0 tasks" in cause and "runs 0.33 tasks, fewer than one" in cause and "run 1.45)" in cause
-    assert "fewer than one" not in jobs.alive_share_cause({**r, "needed": 1.2})
-    assert jobs.alive_share_cause(None).startswith("synthetic model") and "tasks in a window" not in jobs.alive_share_cause(None)
+    assert r["needed"] == pytest.approx(0.35 / 0.65 * 0.058 / 0.942 * 10.0)  # 0.33: fewer than one task
     empty = pl.DataFrame({"window": [0], "jobs": [3], "jobs_D": [0], "tasks": [5], "tasks_D": [0]})
     assert jobs.alive_share_identity(empty) is None  # no job of D: too little data, no identity
 

@@ -50,7 +50,7 @@ def test_the_projects_claims_tables_read_and_every_cause_they_name_exists():
 @pytest.mark.parametrize("package", ["analysis", "scheduling", "prep"])
 def test_no_science_module_imports_the_report_package(package):
     """The science measures; the report judges (issue 44). Modules not migrated yet are listed, and shrink."""
-    not_yet = {"analysis": {"jobs", "betafit", "characterise"},
+    not_yet = {"analysis": {"betafit", "characterise"},
                "scheduling": {"admission"},
                "prep": set()}[package]
     importing = {p.stem for p in (REPO / "workflow/colocate" / package).glob("*.py")
@@ -167,6 +167,16 @@ def test_a_measurement_of_no_claim_or_a_claim_naming_a_missing_cause_is_an_error
         claims.judge(measure.measurements([measure.measurement("b", 1.0)]), papers, {})
     with pytest.raises(claims.ClaimError, match=r"claim 'a' names cause 'gone', which has no .*causes/gone\.md"):
         claims.judge(measure.measurements([measure.measurement("a", 1.0)]), papers, {})
+
+
+def test_a_cause_names_the_runs_numbers_from_its_measurement(tmp_path):
+    """A cause's braces are filled from the measurement's values, as the quantity's: 12.0 tasks, 1.50 others."""
+    papers = claims.read_claims([claims_file(tmp_path, row("a", "share", "0.058", cause="scale"))])
+    causes = {"scale": "synthetic model: a job of D runs {T_D:.1f} tasks (others {t_N:.2f})"}
+    ((_, rows),) = claims.judge(measure.measurements([measure.measurement("a", 0.3, T_D=12, t_N=1.5)]), papers, causes)
+    assert rows["cause"].to_list() == ["synthetic model: a job of D runs 12.0 tasks (others 1.50)"]
+    with pytest.raises(claims.ClaimError, match=r"claim 'a': cause 'scale' names 'T_D', which the measurement does not"):
+        claims.judge(measure.measurements([measure.measurement("a", 0.3, t_N=1.5)]), papers, causes)
 
 
 def test_a_measurement_keeps_numbers_numbers_and_texts_texts():

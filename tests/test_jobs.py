@@ -14,7 +14,7 @@ from colocate.analysis import jobs
 from colocate.prep import mapreduce
 from colocate.trace import synth
 from colocate.trace import PRIORITY_CLASSES, TRACE_START_US, WINDOW_US, EventType
-from wfutil import TINY
+from wfutil import TINY, judged
 
 MIN = 60_000_000
 
@@ -388,7 +388,7 @@ def test_dominant_by_chunks_rejects_a_bad_chunk():
         jobs.dominant_by_chunks(lambda lo, hi: _jw([(1, 0, 1.0)]), 4, 0.9, 0)
 
 
-# ----------------------------------------------------------------------------- summary rows
+# ----------------------------------------------------------------------------- measurements (the summary's rows)
 
 
 def _summary_inputs(share_jobs=0.3, whole_trace=0.156):
@@ -399,66 +399,92 @@ def _summary_inputs(share_jobs=0.3, whole_trace=0.156):
                            "cpu": [0.6, 0.2, 0.15], "memory": [0.5, 0.2, 0.2]})
     mixtures = pl.DataFrame({"resource": ["cpu"], "class": ["gratis"], "sigma": [1.4], "mu": [1.6], "chosen": [2], "lambda1": [0.7]})
     durations = pl.DataFrame({"statistic": ["50%", "n"], "gratis": [25.0, 100.0], "production": [100.0, 20.0], "other": [30.0, 50.0]})
+    # one window: 2 jobs of D with 24 tasks (T_D = 12), 18 others with 27 (t_N = 1.5)
+    totals = pl.DataFrame({"window": [0], "jobs": [20], "jobs_D": [2], "tasks": [51], "tasks_D": [24]})
     return {"table1": table1, "shares": shares, "n_jobs": 1000, "n_dominant": 40, "tasks_per_job": pl.Series([10, 20, 30]),
             "mixtures": mixtures, "dispersion": pl.DataFrame({"task_count_idr": [1.0, 1.0, 2.0, 3.0]}),
             "thresholds": pl.DataFrame({"class": ["production", "gratis"], "threshold": [1.5, 3.0]}),
-            "durations": durations, "whole_trace_production": whole_trace}
+            "durations": durations, "whole_trace_production": whole_trace, "window_totals": totals}
 
 
-def test_summary_rows_carry_items_units_counts_and_causes():
-    rows = {r["quantity"]: r for r in jobs.summary_rows(**_summary_inputs()).iter_rows(named=True)}
-    # every row names the paper's item
-    assert all(r["item"] for r in rows.values())
+def _rows(share_jobs=0.3, **changes):
+    """The measurements of :func:`_summary_inputs` (with ``changes``) judged against the project's claims."""
+    inputs = {**_summary_inputs(share_jobs), **changes}
+    return {r["quantity"]: r for r in judged(jobs.measurements(**inputs)).iter_rows(named=True)}
+
+
+def test_measurements_judged_carry_items_units_counts_and_causes():
+    rows = _rows()
+    # every row names the paper's item and its claim, and every one is judged or says why not
+    assert all(r["item"] and r["claim"].startswith("beaumont.") and r["reads_trace"] for r in rows.values())
+    assert "not judged" not in {r["verdict"] for r in rows.values()}
     # shares are shown in % on both sides: the paper's 3.8% against our 40 / 1000
     d = rows["|D|, share of all jobs"]
-    assert (d["unit"], d["paper_value"], d["ours_value"], d["ours"]) == ("%", 3.8, pytest.approx(4.0), "4%")
+    assert (d["unit"], d["paper_value"], d["ours_value"], d["ours"], d["note"]) == ("%", 3.8, pytest.approx(4.0), "4%", "of 1,000 jobs")
     assert rows["Fig 1: D's share of all tasks"]["ours_value"] == pytest.approx(65.0) and rows["Fig 1: D's share of all tasks"]["within"]
     # the paper's lists are one row per value, each compared
     assert rows["Fig 1: production share of tasks"]["paper_value"] == 27.0 and rows["Fig 1: gratis share of tasks"]["within"]
     assert (rows["Table 1: R_cpu, min"]["paper_value"], rows["Table 1: R_cpu, max"]["paper_value"]) == (0.905, 0.975)
+    assert rows["Table 1: R_cpu, min"]["note"] == "over the windows"
     # counts that grow with the scale are not compared
     for q in ("Table 1: dominant jobs alive per window (mean)", "|D|, dominant jobs", "tasks per dominant job, mean",
               "tasks per dominant job, max"):
-        assert rows[q]["scale_dependent"] and rows[q]["within"] is None
-    # the README's measured cause, only where the row is outside: share of alive jobs 0.3 against 0.058
+        assert rows[q]["scale_dependent"] and rows[q]["within"] is None and rows[q]["verdict"] == "count"
+    # Table 2: σ beside the paper's 1.43; which fit BIC prefers, the paper does not say
+    sigma, bic = rows["Table 2: σ of log mean cpu, gratis"], rows["Table 2: BIC prefers, cpu gratis"]
+    assert (sigma["paper_value"], sigma["within"], sigma["note"]) == (1.43, True, "µ = 1.60")
+    assert (bic["ours"], bic["paper"], bic["verdict"], bic["note"]) == ("2 component(s)", "", "no paper value", "λ1 = 0.70")
+    # the measured cause, only where the row is outside: share of alive jobs 0.3 against 0.058, with this run's
+    # T_D = 24 / 2 and t_N = 27 / 18
     alive = rows["Table 1: share of alive jobs (mean)"]
     assert alive["within"] is False and "job_size_scale" in alive["cause"] and "bench/alive_share.py" in alive["cause"]
-    # with the run's window totals the cause names its own T_D: 2 jobs of D with 24 tasks, 18 others with 27
-    totals = pl.DataFrame({"window": [0], "jobs": [20], "jobs_D": [2], "tasks": [51], "tasks_D": [24]})
-    live = {r["quantity"]: r for r in jobs.summary_rows(**_summary_inputs(), window_totals=totals).iter_rows(named=True)}
-    assert "a job of D runs 12.0 tasks in a window" in live["Table 1: share of alive jobs (mean)"]["cause"]
-    assert "the model's other jobs run 1.50)" in live["Table 1: share of alive jobs (mean)"]["cause"]
+    assert "a job of D runs 12.0 tasks in a window" in alive["cause"] and "the model's other jobs run 1.50)" in alive["cause"]
     prod = rows["Table 3: median duration of production jobs (min)"]
     assert (prod["unit"], prod["within"]) == ("min", False) and "small one-task jobs" in prod["cause"]
     assert rows["Table 3: production jobs running the whole trace"]["within"] and not rows["Table 3: production jobs running the whole trace"]["cause"]
+    assert rows["Table 3: production jobs running the whole trace"]["note"] == "alive in every window"
     assert not rows["Table 3: median duration of gratis jobs (min)"]["cause"]
     # the cause follows the run: a share within tolerance names none
-    again = {r["quantity"]: r for r in jobs.summary_rows(**_summary_inputs(share_jobs=0.06)).iter_rows(named=True)}
-    assert again["Table 1: share of alive jobs (mean)"]["within"] and not again["Table 1: share of alive jobs (mean)"]["cause"]
+    again = _rows(share_jobs=0.06)["Table 1: share of alive jobs (mean)"]
+    assert again["within"] and not again["cause"]
 
 
-def test_summary_rows_say_when_the_job_events_end_early_instead_of_judging_censored_durations():
+def test_the_class_with_most_cpu_is_judged_as_the_paper_states_it():
+    """Beaumont Fig 1: most of the CPU is Normal Production's. Production's 0.6 of the CPU: the paper's statement;
+    gratis holding more: outside."""
+    top = _rows()["Fig 1: class with most CPU"]
+    assert (top["paper"], top["ours"], top["within"], top["verdict"], top["tolerance"]) == (
+        "production", "production", True, "within", "same")
+    shares = _summary_inputs()["shares"].with_columns(cpu=pl.Series([0.2, 0.6, 0.15]))
+    other = _rows(shares=shares)["Fig 1: class with most CPU"]
+    assert (other["ours"], other["within"], other["verdict"]) == ("gratis", False, "outside")
+
+
+def test_measurements_say_when_the_job_events_end_early_instead_of_judging_censored_durations():
     """A part of job_events (the shipped sample's 2 shards): the gratis median is kept (it reads ended jobs only),
     the production one is empty with the reason."""
-    inputs = _summary_inputs()
-    inputs["durations"] = pl.DataFrame({"statistic": ["50%", "n", "censored_early", "events_end_min"],
-                                        "gratis": [20.0, 100.0, 10.0, 170.0], "production": [None, 20.0, 18.0, 170.0],
-                                        "other": [30.0, 50.0, 0.0, None]})
-    rows = {r["quantity"]: r for r in jobs.summary_rows(**inputs).iter_rows(named=True)}
+    durations = pl.DataFrame({"statistic": ["50%", "n", "censored_early", "events_end_min"],
+                              "gratis": [20.0, 100.0, 10.0, 170.0], "production": [None, 20.0, 18.0, 170.0],
+                              "other": [30.0, 50.0, 0.0, None]})
+    rows = _rows(durations=durations)
     gratis, prod = rows["Table 3: median duration of gratis jobs (min)"], rows["Table 3: median duration of production jobs (min)"]
     assert gratis["within"] and gratis["note"] == "100 jobs, 10 still running"
-    assert prod["within"] is None and prod["ours"] == "" and prod["tolerance"] is None
+    assert prod["within"] is None and prod["ours"] == "" and prod["tolerance"] is None and prod["verdict"] == "too little data"
     assert prod["note"] == ("20 jobs, 18 still running; too little data: the job_events read end 2.8 h into the trace; "
                             "not judged")
     # whether a job runs the whole trace comes from task_usage, not job_events: judged as before
     assert rows["Table 3: production jobs running the whole trace"]["within"] is True
+    # censored and fed by 5 minutes of task_usage: both reasons, once
+    short = _rows(durations=durations, usage_windows=1)["Table 3: median duration of production jobs (min)"]
+    assert short["note"] == ("20 jobs, 18 still running; too little data: the job_events read end 2.8 h into the trace; "
+                             "task_usage spans 1 window (5 min); not judged")
 
 
 def test_rows_fed_by_less_than_a_day_of_task_usage_are_shown_not_judged():
     """The shipped sample's 5 minutes of task_usage: Beaumont's 29-day statistics are shown with the reason, not
     judged, Table 3's medians too (job_events give their durations, but of the jobs D found in that one window: the
     oldest, longest-running ones); a day of windows is judged as before."""
-    short = {r["quantity"]: r for r in jobs.summary_rows(**_summary_inputs(), usage_windows=1).iter_rows(named=True)}
+    short = _rows(usage_windows=1)
     alive = short["Table 1: share of alive jobs (mean)"]
     assert alive["within"] is None and alive["tolerance"] is None and not alive["cause"]
     assert alive["note"] == "too little data: task_usage spans 1 window (5 min); not judged" and alive["ours"] == "0.3"
@@ -467,10 +493,37 @@ def test_rows_fed_by_less_than_a_day_of_task_usage_are_shown_not_judged():
     median = short["Table 3: median duration of production jobs (min)"]
     assert median["within"] is None and "too little data: task_usage spans 1 window" in median["note"]
     assert short["Table 3: production jobs running the whole trace"]["within"] is None  # task_usage: not judged
+    assert short["Fig 1: class with most CPU"]["verdict"] == "too little data"
+    # counts and rows without a paper value are what they were
+    assert short["|D|, dominant jobs"]["verdict"] == "count" and short["Table 2: BIC prefers, cpu gratis"]["verdict"] == "no paper value"
     # a day and more, of a part of task_usage: Table 3 alone is not judged (D's jobs found in a part are the long ones)
-    part = {r["quantity"]: r for r in jobs.summary_rows(**_summary_inputs(), usage_windows=1044, usage_whole=False).iter_rows(named=True)}
+    part = _rows(usage_windows=1044, usage_whole=False)
     assert part["Table 1: share of alive jobs (mean)"]["within"] is False
     for q in ("Table 3: median duration of production jobs (min)", "Table 3: production jobs running the whole trace"):
         assert part[q]["within"] is None and "too little data: D found in 1,044 windows of task_usage, not the whole" in part[q]["note"]
-    day = {r["quantity"]: r for r in jobs.summary_rows(**_summary_inputs(), usage_windows=288).iter_rows(named=True)}
+    day = _rows(usage_windows=288)
     assert day["Table 1: share of alive jobs (mean)"]["within"] is False
+
+
+def test_a_claim_with_nothing_to_measure_is_too_little_data_not_unjudged():
+    """No production job of D with 2 tasks in a window (Fig 5), no other job with job events (Table 3), no
+    production job in D (§5.1), no job of D in any window (Table 1's share: 0 of the alive jobs, and no T_D for its
+    cause): each row says why, instead of a verdict "not judged" or a cause with no number."""
+    rows = _rows(thresholds=pl.DataFrame({"class": ["gratis"], "threshold": [3.0]}),
+                 durations=pl.DataFrame({"statistic": ["50%", "n"], "gratis": [25.0, 100.0], "production": [100.0, 20.0],
+                                         "other": [None, 0.0]}),
+                 whole_trace_production=None, share_jobs=0.0,
+                 window_totals=pl.DataFrame({"window": [0], "jobs": [20], "jobs_D": [0], "tasks": [51], "tasks_D": [0]}))
+    said = {q: rows[q]["note"] for q in ("Fig 5: production jobs with 80% of task-CPU interdecile ratios below 2",
+                                         "Table 3: median duration of other jobs (min)",
+                                         "Table 3: production jobs running the whole trace",
+                                         "Table 1: share of alive jobs (mean)")}
+    assert said == {
+        "Fig 5: production jobs with 80% of task-CPU interdecile ratios below 2":
+            "0 jobs; too little data: no production job of D with 2 tasks in a window; not judged",
+        "Table 3: median duration of other jobs (min)": "0 jobs; too little data: no other job of D with job events; not judged",
+        "Table 3: production jobs running the whole trace":
+            "alive in every window; too little data: no production job in D; not judged",
+        "Table 1: share of alive jobs (mean)": "too little data: no window with a job of D; not judged"}
+    assert {rows[q]["verdict"] for q in said} == {"too little data"} and not rows["Table 1: share of alive jobs (mean)"]["cause"]
+    assert "not judged" not in {r["verdict"] for r in rows.values()}

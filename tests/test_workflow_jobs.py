@@ -10,7 +10,8 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from wfutil import SAMPLE, TINY, assert_config_rejected, snakemake, write_config, synthetic_trace
+from colocate import measure
+from wfutil import SAMPLE, TINY, assert_config_rejected, judged, snakemake, write_config, synthetic_trace
 
 pytestmark = pytest.mark.workflow
 
@@ -66,8 +67,10 @@ def test_balance_and_durations_recover_the_model(tiny_run):
     for cls in ("gratis", "other"):
         assert 12 < t3["50%"][cls] < 50
     assert t3["jobs_without_events"]["gratis"] == 0
-    summary = pl.read_csv(tiny_run / "results/synthetic-tiny/summary/beaumont_jobs.csv")
+    summary = judged(pl.read_csv(tiny_run / "results/synthetic-tiny/summary/beaumont_jobs.csv",
+                                 schema=measure.MEASUREMENT_COLUMNS).to_dicts())
     assert summary.filter(pl.col("quantity").str.contains("R_cpu")).height >= 1
+    assert "not judged" not in summary["verdict"].to_list()
     assert "Beaumont" in (tiny_run / "results/synthetic-tiny/summary.md").read_text()
 
 
@@ -120,7 +123,9 @@ def test_the_beaumont_rules_run_on_the_real_sample_files(tmp_path):
     # the task_usage head is a single window (600-900 s): one row per statistic, |D_i| jobs in it
     windows = pl.read_parquet(work / "results/local-trace/jobs/window_totals.parquet")
     assert windows["window"].to_list() == [0] and windows["jobs_Di"][0] >= 1
-    summary = pl.read_csv(work / "results/local-trace/summary/beaumont_jobs.csv")
+    summary = judged(pl.read_csv(work / "results/local-trace/summary/beaumont_jobs.csv",
+                                 schema=measure.MEASUREMENT_COLUMNS).to_dicts())
+    assert "not judged" not in summary["verdict"].to_list()
     assert "without task_events" in summary.filter(pl.col("quantity") == "Fig 1: class with most CPU")["note"][0]
 
 

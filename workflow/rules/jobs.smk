@@ -200,7 +200,7 @@ rule jobs_summary:
         size_scale=config["synthetic"]["job_size_scale"] if SRC.is_model else 1.0,
         # D found in a part of the trace: its jobs' durations are length-biased (Table 3 not judged)
         usage_whole=contract_table_whole("usage_records"),
-        code=code_digest("analysis.jobs", "report.summary"),
+        code=code_digest("analysis.jobs", "measure"),
     log:
         f"{RESULTS}/logs/jobs/jobs_summary.log",
     benchmark:

@@ -1,7 +1,7 @@
-"""Headline numbers of Beaumont §3, §4.1, §4.3 and §5.1 beside the paper's."""
+"""What Beaumont §3, §4.1, §4.3 and §5.1 report, as measured here (the summary judges it against the paper's)."""
 import polars as pl
 
-from colocate import rulescript
+from colocate import measure, rulescript
 from colocate.analysis import jobs
 
 
@@ -10,7 +10,7 @@ def main(inputs, outputs, params, log):
     dominant = pl.read_parquet(i.dominant)
     production = dominant.filter(pl.col("class") == "production")
     totals = pl.read_parquet(i.windows)
-    rows = jobs.summary_rows(
+    rows = measure.measurements(jobs.measurements(
         table1=pl.read_csv(i.table1),
         shares=pl.read_csv(i.shares),
         n_jobs=pl.scan_parquet(i.jobs).select(pl.len()).collect().item(),
@@ -25,9 +25,9 @@ def main(inputs, outputs, params, log):
         usage_windows=totals.select(pl.col("window").max() - pl.col("window").min() + 1).item(),
         usage_whole=params.usage_whole,
         window_totals=totals,
-    )
+    ))
     rows.write_csv(outputs[0])
-    log.info("summary:\n%s", rows)
+    log.info("measured:\n%s", rows)
 
 
 if __name__ == "__main__":

@@ -25,12 +25,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import replace
 
 import numpy as np
 import polars as pl
 
-from colocate.report.compare import Compare, cause_if_outside
+from colocate.measure import measurement
 from colocate.sources.contract import CLASSES, ORIGIN_US, WINDOW_US, WINDOWS_PER_DAY, EventType, class_expr
 
 #: Classes in the paper's tables (Beaumont Tables 2-3, Fig 5): the three with many dominant jobs.
@@ -531,86 +530,28 @@ def duration_table(dominant: pl.DataFrame, classes: tuple[str, ...] = ("gratis",
 # ----------------------------------------------------------------------------- summary
 
 
-#: Beaumont's pair: D's share of the running tasks (Fig 1, 65%) and of the alive jobs (Table 1, 5.8%).
-PAPER_TASK_SHARE, PAPER_ALIVE_SHARE = 0.65, 0.058
-
-
-def needed_other_tasks(tasks_per_d_job: float, task_share: float = PAPER_TASK_SHARE,
-                       alive_share: float = PAPER_ALIVE_SHARE) -> float:
-    """t_N = T_D · (1 − f)/f · s/(1 − s): the tasks every other alive job must run in a window, where a job of D
-    runs T_D, for D to be ``task_share`` (f) of the running tasks and ``alive_share`` (s) of the alive jobs
-    (Beaumont Fig 1 and Table 1). At the paper's pair it is 0.033 T_D: at least one task only where T_D ≥ 30.2."""
-    return tasks_per_d_job * (1 - task_share) / task_share * alive_share / (1 - alive_share)
-
-
 def alive_share_identity(totals: pl.DataFrame) -> dict[str, float] | None:
     """Over the windows of :func:`window_totals` with a job: the tasks a job of D runs (``T_D``) and another alive
     job (``t_N``), D's share of the alive jobs (``s``, the mean over windows, as Table 1's row) and of the running
-    tasks (``f``, over task-windows, as Fig 1's), and the ``needed`` t_N of the paper's pair
-    (:func:`needed_other_tasks`). None where no window has a job of D (too little data)."""
+    tasks (``f``, over task-windows, as Fig 1's). None where no window has a job of D (too little data).
+
+    If D holds f of the running tasks and s of the alive jobs, t_N = T_D · (1 − f)/f · s/(1 − s): what the share
+    of alive jobs asks of the other jobs at a given T_D (bench/alive_share.py, and the cause of Table 1's row)."""
     t = totals.filter(pl.col("jobs") > 0)
     if t.height == 0 or t["jobs_D"].sum() == 0:
         return None
     other_jobs = t["jobs"].sum() - t["jobs_D"].sum()
-    tasks_per_d_job = t["tasks_D"].sum() / t["jobs_D"].sum()
-    return {"T_D": tasks_per_d_job,
+    return {"T_D": t["tasks_D"].sum() / t["jobs_D"].sum(),
             "t_N": (t["tasks"].sum() - t["tasks_D"].sum()) / other_jobs if other_jobs else float("nan"),
-            "s": float((t["jobs_D"] / t["jobs"]).mean()), "f": t["tasks_D"].sum() / t["tasks"].sum(),
-            "needed": needed_other_tasks(tasks_per_d_job)}
+            "s": float((t["jobs_D"] / t["jobs"]).mean()), "f": t["tasks_D"].sum() / t["tasks"].sum()}
 
 
-#: What Table 1's share of alive jobs was measured to do beyond one run (README, "Where the synthetic trace differs").
-_ALIVE_SHARE_MEASURED = (
-    "With large jobs three times larger (examples/job-sizes-tripled.yaml: 36.5 tasks, needing 1.21) the share is "
-    "0.053, within, with D 62.6% of the tasks, though |D| falls to 1.2% of the jobs (3.8%): the model's small jobs "
-    "are short, while 97% of the 3,741 jobs outside D alive at the real trace's start are still alive 2.8 h later. "
-    "There the fewest jobs that together request 90% of the CPU, 235 of 3,976 (5.9%), run 453 tasks each, far above "
-    "the 30.2 the pair asks for (bench/alive_share.py)"
-)
+def _undefined(x: object) -> bool:
+    """No value measured: None, or NaN (a share of no values)."""
+    return x is None or (isinstance(x, float) and math.isnan(x))
 
 
-def alive_share_cause(identity: dict[str, float] | None) -> str:
-    """The measured cause of Table 1's share of alive jobs outside its tolerance on the synthetic trace: this run's
-    :func:`alive_share_identity`, then what was measured beyond it."""
-    f, s = PAPER_TASK_SHARE, PAPER_ALIVE_SHARE
-    formula = f"t_N = T_D · {1 - f:.2f}/{f:.2f} · {s:.3f}/{1 - s:.3f}"
-    if identity is None:
-        return ("synthetic model at this scale: its jobs of D run few tasks (job_size_scale, max_tasks_per_job), and "
-                f"the paper's pair of shares needs at least {1 / needed_other_tasks(1.0):.1f} a job ({formula} ≥ 1). "
-                + _ALIVE_SHARE_MEASURED)
-    few = ", fewer than one" if identity["needed"] < 1 else ""
-    return (f"synthetic model at this scale: a job of D runs {identity['T_D']:.1f} tasks in a window (job_size_scale, "
-            f"max_tasks_per_job), and with D {f:.0%} of the running tasks (Fig 1) it can be {s:.1%} of the alive jobs "
-            f"only if every other alive job runs {identity['needed']:.2f} tasks{few} ({formula}; "
-            f"the model's other jobs run {identity['t_N']:.2f}). " + _ALIVE_SHARE_MEASURED)
-
-
-#: Measured causes of the rows the synthetic trace misses (README, "Where the synthetic trace differs from the papers").
-CAUSE_TASK_CAP = (
-    "synthetic model: within D, gratis jobs hold 15% of the task-windows, the paper's 32% (its 21% of all tasks over "
-    "D's 65%), as short large jobs have few tasks at this scale (job_size_scale 0.03, at most 60 tasks; long "
-    "production jobs hold 60% of D's). Without the cap (same seed) this row's gratis share of all tasks rises to "
-    "12.2%, still out, and the whole run had 145 of 175 rows within against 146 "
-    "(at commit 1264356, before Table 1's nested draws): jobs of many alike tasks then dominate the random sets, so Janus "
-    "Table 1's A-D rates at N = 100 / 250 / 500 rise to "
-    "0.77 / 0.44 / 0.22 and Unuvar's K-S D at 88 tasks to 0.081"
-)
-CAUSE_SMALL_GRATIS = (
-    "synthetic model: small jobs enter D where D_i reaches below the few large jobs alive in a window at this scale "
-    "(its cut falls to about 0.05 CPU). Before small tasks' CV was bounded (synthetic.small_task_max_cv), 333 of D's "
-    "1,725 gratis jobs at the default seed were small one-task jobs lasting the 105-minute cap and the median was 44 "
-    "min; with the bound, on that seed, at most 12 of 1,401 are (jobs of 105 minutes and at most 4 tasks) and the "
-    "median is 30.6 min, within"
-)
-CAUSE_SHORT_PRODUCTION = (
-    "synthetic model: D holds about 100 production jobs at this scale, and small jobs enter D where D_i reaches below "
-    "the few large jobs alive in a window. Before small tasks' CV was bounded (synthetic.small_task_max_cv), 37 of D's "
-    "134 production jobs at the default seed were small one-task jobs lasting the 105-minute cap and the median was "
-    "424 min; with the bound, on that seed, none of its 101 is and the median is 1,677 min (28 h), within"
-)
-
-
-def summary_rows(
+def measurements(
     table1: pl.DataFrame,
     shares: pl.DataFrame,
     n_jobs: int,
@@ -621,112 +562,90 @@ def summary_rows(
     thresholds: pl.DataFrame,
     durations: pl.DataFrame | None,
     whole_trace_production: float | None,
+    window_totals: pl.DataFrame,
     size_scale: float = 1.0,
     usage_windows: int | None = None,
-    window_totals: pl.DataFrame | None = None,
     usage_whole: bool = True,
-) -> pl.DataFrame:
-    """Headline numbers of Beaumont §3, §4.1, §4.3 and §5.1 beside the paper's (for results/summary.md).
+) -> list[dict]:
+    """What Beaumont §3, §4.1, §4.3 and §5.1 report, as measured here, by the claim it answers
+    (``workflow/papers/beaumont.tsv``).
 
-    It is long because it is a table, one entry per paper number, read top to bottom beside the paper.
-
-    ``size_scale`` is the synthetic model's factor on job sizes (1 on the real
-    trace): Table 2's means shift by its log, which the note says. Where
-    task_usage spans fewer than a day's windows (``usage_windows``, from the
-    first to the last; the shipped sample's 1), the rows it feeds are shown
-    but not judged: the paper's are statistics over 29 days. Where task_usage is read only in part
-    (``usage_whole`` False), Table 3 is not judged either: D is found in part of the trace, and the jobs alive in
-    part of it are the long ones (length-biased), so their durations say little of D's.
-    ``window_totals`` (:func:`window_totals`) puts this run's numbers in the
-    cause of the share of alive jobs (:func:`alive_share_cause`). Each row
-    carries its :class:`~colocate.report.compare.Compare`: shares are shown in
-    %, counts that grow with the trace's scale (jobs, tasks per job) are not
-    compared, and the rows the synthetic model is known to miss name the
-    measured cause (README, "Where the synthetic trace differs from the papers").
+    ``size_scale`` is the synthetic model's factor on job sizes (1 on the real trace): Table 2's means shift by its
+    log, which the note says. Too little data (a measurement's status, shown and not judged): where task_usage
+    spans fewer than a day's windows (``usage_windows``, from the first to the last; the shipped sample's 1), every
+    row it feeds, as the paper's are statistics over 29 days; where task_usage is read only in part
+    (``usage_whole`` False), Table 3's, as D is found in part of the trace and the jobs alive in part of it are the
+    long ones (length-biased); a median of durations censored where the job_events read end; a value with nothing
+    to measure (no job of a class). ``window_totals`` (:func:`window_totals`) gives the tasks a job of D and another
+    alive job run (:func:`alive_share_identity`), which the cause of Table 1's share of alive jobs names.
     """
-    from colocate.report import summary
-
-    pct = {"unit": "%", "scale": 100.0}
-    count = {"scale_dependent": True}
     t1 = {r["statistic"]: r for r in table1.iter_rows(named=True)}
     sh = {r["class"]: r for r in shares.iter_rows(named=True)}
     total = {k: sum(r[k] for r in sh.values()) for k in ("tasks", "cpu", "memory")}
     top = max(sh, key=lambda c: sh[c]["cpu"]) if sh else None
-    items = [
-        ("Table 1: dominant jobs alive per window (mean)", "240.9", t1["mean"]["jobs_D"], "jobs of D alive in a window",
-         Compare(item="Table 1", **count)),
-        ("Table 1: share of alive jobs (mean)", "0.058", t1["mean"]["share_jobs"], "",
-         Compare(item="Table 1", cause=alive_share_cause(
-             None if window_totals is None else alive_share_identity(window_totals)))),
-        ("Table 1: R_cpu, CPU share of D (mean)", "0.947", t1["mean"]["R_cpu"], "", Compare(item="Table 1")),
-        ("Table 1: R_mem, memory share of D (mean)", "0.890", t1["mean"]["R_mem"], "", Compare(item="Table 1")),
-        ("Table 1: R_cpu, min", "0.905", t1["min"]["R_cpu"], "over the windows", Compare(item="Table 1")),
-        ("Table 1: R_cpu, max", "0.975", t1["max"]["R_cpu"], "over the windows", Compare(item="Table 1")),
-        ("|D|, dominant jobs", "25,839", n_dominant, "", Compare(item="§3", **count)),
-        ("|D|, share of all jobs", "3.8%", n_dominant / max(n_jobs, 1), f"of {n_jobs:,} jobs",
-         Compare(item="§3", **pct)),
-        ("tasks per dominant job, mean", "470", tasks_per_job.mean(), "distinct tasks in task_events",
-         Compare(item="§3", **count)),
-        ("tasks per dominant job, max", "49,983", tasks_per_job.max(), "distinct tasks in task_events",
-         Compare(item="§3", **count)),
-        ("Fig 1: D's share of all tasks", "65%", total["tasks"], "", Compare(item="Fig 1", **pct)),
-        ("Fig 1: production share of tasks", "27%", sh.get("production", {}).get("tasks", 0), "",
-         Compare(item="Fig 1", **pct)),
-        ("Fig 1: gratis share of tasks", "21%", sh.get("gratis", {}).get("tasks", 0), "",
-         Compare(item="Fig 1", cause=CAUSE_TASK_CAP, **pct)),
-        ("Fig 1: class with most CPU", "production", top,
-         f"'unknown': {sh['unknown']['cpu']:.1%} of the CPU is jobs without task_events in the shards read" if "unknown" in sh else "",
-         Compare(item="Fig 1")),
-    ]
-    paper_sigma = {("cpu", "production"): "1.33", ("cpu", "gratis"): "1.43", ("cpu", "other"): "1.10",
-                   ("memory", "production"): "1.60", ("memory", "gratis"): "1.97", ("memory", "other"): "1.30"}
+    identity = alive_share_identity(window_totals)
+    out: list[tuple[str, object, str, list[str], dict]] = []  # (claim, ours, note, why too little data, values)
+
+    def add(claim: str, ours: object, note: str = "", empty: str = "", **values) -> None:
+        out.append((claim, ours, note, [empty] if empty and _undefined(ours) else [], values))
+
+    no_window = "no window with a running job"
+    add("beaumont.t1.dominant_alive_mean", t1["mean"]["jobs_D"])
+    out.append(("beaumont.t1.share_alive_mean", t1["mean"]["share_jobs"], "",
+                [no_window] if _undefined(t1["mean"]["share_jobs"]) else [] if identity else ["no window with a job of D"],
+                {k: identity[k] if identity else float("nan") for k in ("T_D", "t_N")}))
+    add("beaumont.t1.r_cpu_mean", t1["mean"]["R_cpu"], empty=no_window)
+    add("beaumont.t1.r_mem_mean", t1["mean"]["R_mem"], empty=no_window)
+    add("beaumont.t1.r_cpu_min", t1["min"]["R_cpu"], empty=no_window)
+    add("beaumont.t1.r_cpu_max", t1["max"]["R_cpu"], empty=no_window)
+    add("beaumont.s3.dominant_jobs", n_dominant)
+    add("beaumont.s3.dominant_share", n_dominant / max(n_jobs, 1), f"of {n_jobs:,} jobs")
+    add("beaumont.s3.tasks_per_job_mean", tasks_per_job.mean())
+    add("beaumont.s3.tasks_per_job_max", tasks_per_job.max())
+    add("beaumont.fig1.d_tasks", total["tasks"])
+    add("beaumont.fig1.production_tasks", sh.get("production", {}).get("tasks", 0))
+    add("beaumont.fig1.gratis_tasks", sh.get("gratis", {}).get("tasks", 0))
+    add("beaumont.fig1.top_cpu_class", top,
+        f"'unknown': {sh['unknown']['cpu']:.1%} of the CPU is jobs without task_events in the shards read" if "unknown" in sh else "",
+        empty="no job of D")
     shift = float(np.log(size_scale))
     for r in mixtures.iter_rows(named=True):
         if r["sigma"] is None:
             continue
-        items.append((f"Table 2: σ of log mean {r['resource']}, {r['class']}", paper_sigma.get((r["resource"], r["class"])),
-                      r["sigma"], f"µ = {r['mu'] - shift:.2f}" + (f" after removing ln(size scale) = {shift:.2f}" if shift else ""),
-                      Compare(item="Table 2")))
-        items.append((f"Table 2: BIC prefers, {r['resource']} {r['class']}", None, f"{r['chosen']} component(s)",
-                      f"λ1 = {r['lambda1']:.2f}", Compare(item="Table 2")))
+        key = f"{r['resource']}_{r['class']}"
+        add(f"beaumont.t2.sigma_{key}", r["sigma"],
+            f"µ = {r['mu'] - shift:.2f}" + (f" after removing ln(size scale) = {shift:.2f}" if shift else ""))
+        add(f"beaumont.t2.components_{key}", f"{r['chosen']} component(s)", f"λ1 = {r['lambda1']:.2f}")
     idr = dispersion["task_count_idr"]
-    items += [
-        ("§4.3: jobs whose task count has interdecile ratio 1", "50%", share_below(idr, 1.0), "", Compare(item="§4.3", **pct)),
-        ("§4.3: jobs with task-count interdecile ratio ≤ 2", "67%", share_below(idr, 2.0), "", Compare(item="§4.3", **pct)),
-    ]
-    for cls, paper in (("production", "52%"), ("gratis", "59%")):
+    add("beaumont.s43.task_count_idr_1", share_below(idr, 1.0), empty="no job of D")
+    add("beaumont.s43.task_count_idr_le_2", share_below(idr, 2.0), empty="no job of D")
+    for cls in ("production", "gratis"):
         sub = thresholds.filter(pl.col("class") == cls)["threshold"]
-        items.append((f"Fig 5: {cls} jobs with 80% of task-CPU interdecile ratios below 2", paper,
-                      share_below(sub, 2.0, inclusive=False), f"{sub.drop_nulls().len()} jobs", Compare(item="Fig 5", **pct)))
+        add(f"beaumont.fig5.balanced_{cls}", share_below(sub, 2.0, inclusive=False), f"{sub.drop_nulls().len()} jobs",
+            empty=f"no {cls} job of D with 2 tasks in a window")
     d = {r["statistic"]: r for r in durations.iter_rows(named=True)} if durations is not None else {}
     # job_events that end before the trace (a part of its shards): a median censored there is said, not judged
     events_end = next((v for v in d.get("events_end_min", {}).values() if isinstance(v, float)), None) if d else None
-    censored = []
-    for cls, paper in (("gratis", "25"), ("production", "1902 (31.7 h)"), ("other", "25")):
+    table3 = []
+    for cls in ("gratis", "production", "other"):
         if d:
             n, early = d["n"].get(cls) or 0, d.get("censored_early", {}).get(cls) or 0
-            quantity = f"Table 3: median duration of {cls} jobs (min)"
-            if d["50%"].get(cls) is None and early:
-                censored.append(quantity)
-            items.append((quantity, paper, d["50%"].get(cls),
-                          f"{n:.0f} job{'' if n == 1 else 's'}" + (f", {early:.0f} still running" if early else ""),
-                          Compare(item="Table 3", unit="min",
-                                  cause={"production": CAUSE_SHORT_PRODUCTION, "gratis": CAUSE_SMALL_GRATIS}.get(cls, ""))))
+            median = d["50%"].get(cls)
+            censored = f"the job_events read end {events_end / 60:.1f} h into the trace" if median is None and early else ""
+            add(f"beaumont.t3.median_{cls}", median,
+                f"{n:.0f} job{'' if n == 1 else 's'}" + (f", {early:.0f} still running" if early else ""),
+                empty=censored or f"no {cls} job of D with job events")
+            table3.append(out[-1])
     # from task_usage: whether a job is alive in every window
-    items.append(("Table 3: production jobs running the whole trace", "15.6%", whole_trace_production, "alive in every window",
-                  Compare(item="§5.1", cause=CAUSE_SHORT_PRODUCTION, **pct)))
-    # a cause is named only where the row is outside its tolerance on this run
-    items = [(*it[:4], cause_if_outside(it[1], it[2], replace(it[4], cause=""), it[4].cause)) for it in items]
-    frame = summary.rows("Beaumont et al. §3–5.1: dominant jobs, sizes, balance, durations", items)
-    if censored:
-        frame = summary.too_little_data(frame, f"the job_events read end {events_end / 60:.1f} h into the trace",
-                                        pl.col("quantity").is_in(censored))
+    add("beaumont.t3.whole_trace_production", whole_trace_production, empty="no production job in D")
+    table3.append(out[-1])
     if usage_windows is not None and usage_windows < WINDOWS_PER_DAY:
         span = f"task_usage spans {usage_windows} window{'' if usage_windows == 1 else 's'} ({usage_windows * 5} min)"
         # Table 3 too: its durations come from job_events, but of the dominant jobs D found in those windows
-        frame = summary.too_little_data(frame, span)
+        for m in out:
+            m[3].append(span)
     elif not usage_whole:
         span = f"{usage_windows:,} windows of task_usage" if usage_windows is not None else "a part of task_usage"
-        frame = summary.too_little_data(frame, f"D found in {span}, not the whole trace: the jobs alive in a part of it "
-                                        "are the long ones", pl.col("quantity").str.starts_with("Table 3"))
-    return frame
+        for m in table3:
+            m[3].append(f"D found in {span}, not the whole trace: the jobs alive in a part of it are the long ones")
+    return [measurement(claim, ours, note, "; ".join(why), **values) for claim, ours, note, why, values in out]

@@ -6,8 +6,8 @@ under, the paper's ``item`` (Table II, §6, Fig 7), the value as the paper print
 shown in and the ``scale`` that brings ours into it, the ``relation`` ours must keep with it, the ``tolerance``
 and its reason, a ``cause`` (an id: ``workflow/papers/causes/<id>.md`` holds its text), a ``note``, and
 ``depends_on``: the contract's table (``entity_pieces``, ``usage_records``, …) whose partial reading changes the
-value, so that a run that read it in part says so beside the row. A quantity or note may name a value of the run
-in braces (``windows with ≥ {maintenance} removals``).
+value, so that a run that read it in part says so beside the row. A quantity, note or cause may name a value of
+the run in braces (``windows with ≥ {maintenance} removals``; a cause, the run's numbers behind it).
 
 An analysis writes only what it measured (:func:`colocate.measure.measurement`): the claim's id, its value (a
 number, or a text where the measure is one), a note, the values its claim's braces name, and a status where the
@@ -220,8 +220,15 @@ def judge(measured: pl.DataFrame, claims: pl.DataFrame, causes: Mapping[str, str
                                            claim["paper"] or None, scaled, scale),
                        scale_dependent=claim["relation"] == "count", relation=claim["relation"], claim=claim["id"],
                        reads_trace=claim["reads_trace"] == "yes")
-        # a measured cause explains a deviation: named only where the row is outside its tolerance
-        spec = cause_if_outside(claim["paper"] or None, ours, spec, causes.get(claim["cause"], ""))
+        # a measured cause explains a deviation: named only where the row is outside its tolerance; braces in it
+        # name the measurement's values, as in the quantity (this run's numbers behind the cause)
+        cause = causes.get(claim["cause"], "")
+        try:
+            cause = cause.format(**values)
+        except (KeyError, IndexError, ValueError) as e:
+            raise ClaimError(f"{claim['file']}: claim {m['id']!r}: cause {claim['cause']!r} names {e}, which the "
+                             "measurement does not give") from None
+        spec = cause_if_outside(claim["paper"] or None, ours, spec, cause)
         read = (partial or {}).get(claim["depends_on"])
         depends = f"depends on how much of the trace was read: {read}" if read else ""
         notes = "; ".join(n for n in (m["note"], note, depends) if n)
