@@ -12,8 +12,8 @@ pipeline's ``aggregate.machine_concurrency``, and for the densest machines print
 * ``capped``: the total bounded by the machine's CPU capacity (machine_events), as a real machine's is: its tasks
   cannot use more CPU than it has.
 
-It also prints the share of the machine's windows whose total exceeds its capacity. ``betafit.UNUVAR_CAUSE`` quotes
-its output on the default run.
+It also prints the share of the machine's windows whose total exceeds its capacity. The measured cause
+``workflow/papers/causes/unuvar.tail.md`` quotes its output on the default run.
 
     python bench/machine_totals.py results/synthetic-default [TRACE_DIR] [--machines 6]
 
@@ -32,9 +32,12 @@ import numpy as np
 import polars as pl
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "workflow"))
-from colocate.analysis import aggregate, betafit  # noqa: E402
+from colocate.analysis import aggregate  # noqa: E402
+from colocate.report import claims  # noqa: E402
 from colocate.trace import TRACE_START_US, WINDOW_US  # noqa: E402
 from finished_run import capacities, run_trace  # noqa: E402
+
+PAPERS = Path(__file__).resolve().parents[1] / "workflow/papers"
 
 
 def main() -> None:
@@ -70,8 +73,10 @@ def main() -> None:
     print(f"machine-windows whose total CPU exceeds the machine's capacity: "
           f"{(totals['total'] > totals['capacity']).mean():.2%} of {totals.height:,} "
           f"(above 1.2 × capacity: {(totals['total'] > 1.2 * totals['capacity']).mean():.2%})")
-    paper = betafit.PAPER[18]  # Unuvar Tables II and VII
-    print(f"paper, machine 351618647 (18 tasks): mean {paper['mean']}, std {paper['std']}, P(U ≥ 0.8) {paper['actual']}")
+    table = claims.read_claims(sorted(PAPERS.glob("*.tsv")))  # Unuvar Tables II and VII, as the summary judges them
+    paper = dict(zip(table["id"], table["paper"]))
+    print(f"paper, machine 351618647 (18 tasks): mean {paper['unuvar.t2.mean.18']}, std {paper['unuvar.t2.std.18']}, "
+          f"P(U ≥ 0.8) {paper['unuvar.t7.actual.18']}")
     print(f"{'machine':>12} {'tasks':>6} {'capacity':>8} {'windows over':>12}   {'raw: mean  std  P':>22}   {'capped: mean  std  P':>24}")
     for row in spanned.sort("mean_tasks", "machine_id", descending=[True, False]).head(args.machines).iter_rows(named=True):
         per_window = totals.filter(pl.col("machine_id") == row["machine_id"])["total"].to_numpy()

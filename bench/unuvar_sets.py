@@ -6,7 +6,8 @@ do its numbers depend on that draw? This draws ``--sets`` sets per size with the
 size the median, p10–p90 and min–max over the sets of: mean and std of utilisation, skewness, lag-1
 autocorrelation, the K-S D against the fitted Beta, P(U ≥ 0.8) actual and Beta-estimated, beside the paper's
 value, the ratio of the median to it, and whether it lies inside the sets' range (is the paper's one set a
-likely draw of ours?). ``betafit.UNUVAR_CAUSE`` and ``KS_CAUSE`` quote its output on the default run.
+likely draw of ours?). The measured causes ``workflow/papers/causes/unuvar.tail.md``, ``unuvar.ks_d.md`` and
+``unuvar.ks_test.md`` quote its output on the default run.
 
 Readings the pipeline does not take, to measure what they would change (issue 13's tail above 0.8):
 
@@ -58,13 +59,24 @@ from scipy import stats
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "workflow"))
 import finished_run  # noqa: E402
 from colocate.analysis import aggregate, betafit  # noqa: E402
+from colocate.report import claims  # noqa: E402
 from colocate.sources.contract import WINDOW_US, window_of  # noqa: E402
 
 DAY_US = 86_400_000_000
 
-# Unuvar Tables II, IV, VI and VII (mean, std, K-S D, P actual, P Beta); §IV-C prints D for 18 tasks.
-PAPER = {18: (0.49, 0.14, 0.084, 0.066, 0.011), 49: (0.500, 0.169, 0.055, 0.064, 0.031),
-         88: (0.504, 0.151, 0.051, 0.042, 0.016), 154: (0.516, 0.142, 0.048, 0.044, 0.024)}
+PAPERS = Path(__file__).resolve().parents[1] / "workflow/papers"
+
+
+def _paper() -> dict[int, tuple[float, ...]]:
+    """Unuvar Tables II, IV, VI and VII per size (mean, std, K-S D, P actual, P Beta; §IV-C prints D for 18 tasks),
+    from the claims the summary judges (``workflow/papers/unuvar.tsv``)."""
+    table = claims.read_claims(sorted(PAPERS.glob("*.tsv")))
+    printed = dict(zip(table["id"], table["paper"]))
+    return {n: tuple(float(printed[betafit.claim_id(m, n)]) for m in ("mean", "std", "ks_d", "actual", "estimated"))
+            for n in betafit.CLAIMED_SIZES}
+
+
+PAPER = _paper()
 NAMES = ("mean", "std", "skewness", "lag-1 autocorrelation", "K-S D", "P(U ≥ 0.8) actual", "P(U ≥ 0.8) Beta",
          "days of the top 25", "P(U ≥ 0.8), top 5 days", "CV within the top 5 days", "low days / other days", "tasks drawn", "K-S p")
 PAPER_INDEX = {"mean": 0, "std": 1, "K-S D": 2, "P(U ≥ 0.8) actual": 3, "P(U ≥ 0.8) Beta": 4}

@@ -1025,26 +1025,29 @@ def test_admission_run_reproduces_the_shape_of_table_viii():
     assert (res.utilisation["eps=0.005"] <= res.utilisation["without"] + 1e-12).all()
     again = admission.run(x, lifetimes, [0.005, 0.02], n_arrivals=6000, mean_running=50, seed=3)
     assert again.table.equals(t)
-    names = [i[0] for i in admission.headline_numbers(t)]
-    assert "ε=0.005: rejected share" in names
+    ids = [m["id"] for m in admission.headline_measurements(t)]
+    assert "unuvar.t8.rejected.eps0.005.trace.measured" in ids
 
 
-def test_admission_headline_numbers_show_the_rejected_share_in_percent():
-    """Table VIII's rejection is a % in the paper and a fraction here: compared in %, with the README's cause when off."""
-    from colocate.report import summary
+def test_admission_measurements_show_the_rejected_share_in_percent():
+    """Table VIII's rejection is a % in the paper and a fraction here: measured in %, with the reading's cause when off."""
+    from colocate.report import claims
+    from wfutil import PAPERS, judged
 
+    causes = claims.read_causes(sorted((PAPERS / "causes").glob("*.md")))
     t = pl.DataFrame({"eps": [0.005, 0.02], "p_over_with": [0.011, 0.03], "p_over_without": [0.044, 0.044],
                       "rejection": [0.1, 0.01]})
-    rows = {r["quantity"]: r for r in summary.rows("admission", admission.headline_numbers(t)).iter_rows(named=True)}
+    rows = {r["quantity"]: r for r in judged(admission.headline_measurements(t)).iter_rows(named=True)}
     close, far = rows["ε=0.005: rejected share"], rows["ε=0.02: rejected share"]
     assert (close["paper"], close["ours"], close["unit"]) == ("10.83%", "10%", "%")
     assert (close["paper_value"], close["ours_value"], close["within"], close["cause"]) == (10.83, 10.0, True, "")
-    assert far["ours"] == "1%" and far["within"] is False and far["cause"] == admission.CAUSES[("trace", "measured")]["rejection"]
-    for source, estimator in admission.CAUSES:  # each reading of Table VIII carries its own measured cause
-        rows_of = summary.rows("admission", admission.headline_numbers(t, source=source, estimator=estimator))
-        cause = rows_of.filter(pl.col("quantity") == "ε=0.02: rejected share")["cause"].item()
-        assert cause == admission.CAUSES[(source, estimator)]["rejection"]
-        assert estimator in rows_of["note"][0]
+    assert far["ours"] == "1%" and far["within"] is False and far["cause"] == causes["unuvar.t8.rejected.trace.measured"]
+    for source in ("trace", "realizations"):  # each reading of Table VIII carries its own measured cause
+        for estimator in admission.ESTIMATORS:
+            rows_of = judged(admission.headline_measurements(t, source=source, estimator=estimator))
+            cause = rows_of.filter(pl.col("quantity") == "ε=0.02: rejected share")["cause"].item()
+            assert cause == causes[f"unuvar.t8.rejected.{source}.{estimator}"]
+            assert estimator in rows_of["note"][0]
     p = rows["ε=0.005: P(U > 0.8) with the controller"]
     assert (p["item"], p["unit"], p["ours_value"], p["within"]) == ("Table VIII", "", 0.011, True)
     assert p["note"] == "Table VIII (sets of the trace, measured μ and σ)"
@@ -1053,7 +1056,29 @@ def test_admission_headline_numbers_show_the_rejected_share_in_percent():
     assert [q for q in rows if "without" in q] == ["P(U > 0.8) without the controller (every ε)"]
     assert rows["P(U > 0.8) without the controller (every ε)"]["paper_value"] == 0.044
     with pytest.raises(ValueError, match="differs between the ε"):
-        admission.headline_numbers(t.with_columns(p_over_without=pl.Series([0.044, 0.05])))
+        admission.headline_measurements(t.with_columns(p_over_without=pl.Series([0.044, 0.05])))
+    with pytest.raises(ValueError, match="admission source"):
+        admission.headline_measurements(t, source="racks")
+
+
+def test_admission_measurements_name_the_claim_of_their_reading_and_epsilon():
+    """ε = 0.01 on the trace's sets with the measured estimator answers that reading's claim; an ε Table VIII does
+    not print (0.03) the ε-free claim, shown without a paper value; the rejected share is measured in % with its
+    replicates' range in % too (0.02–0.12 → 2–12)."""
+    from wfutil import judged
+
+    t = pl.DataFrame({"eps": [0.01, 0.03], "p_over_with": [0.01, 0.02], "p_over_with_min": [0.008, 0.01],
+                      "p_over_with_max": [0.012, 0.03], "p_over_without": [0.03, 0.03], "p_over_without_min": [0.02, 0.02],
+                      "p_over_without_max": [0.04, 0.04], "rejection": [0.05, 0.01], "rejection_min": [0.02, 0.0],
+                      "rejection_max": [0.12, 0.02], "replicates": [7, 7]})
+    m = admission.headline_measurements(t, source="trace", estimator="independent")
+    assert [r["id"] for r in m] == ["unuvar.t8.without.trace", "unuvar.t8.with.eps0.01.trace.independent",
+                                    "unuvar.t8.rejected.eps0.01.trace.independent", "unuvar.t8.with", "unuvar.t8.rejected"]
+    assert m[2]["value"] == 5.0 and '"max": 12.0' in m[2]["values"] and '"min": 2.0' in m[2]["values"]
+    rows = judged(m)
+    assert rows["quantity"].to_list()[-2:] == ["ε=0.03: P(U > 0.8) with the controller", "ε=0.03: rejected share"]
+    assert rows["verdict"].to_list()[-2:] == ["no paper value", "no paper value"]
+    assert rows["note"][1] == "Table VIII (sets of the trace, independent μ and σ)"
 
 
 def test_admission_replicates_are_independent_streams_summarised_by_mean_and_range():
@@ -1079,21 +1104,24 @@ def test_admission_replicates_are_independent_streams_summarised_by_mean_and_ran
         admission.run_replicates(x, lifetimes, [0.01], replicates=0, **kw)
 
 
-def test_admission_headline_compares_the_paper_run_with_the_replicates_range():
+def test_admission_measurements_compare_the_paper_run_with_the_replicates_range():
     """Where the replicates vary by more than ×1.5, the paper's one stream agrees iff it lies in their range
     (the rejected share compared in %) or within issue 13's 2×; otherwise the 2× band applies to their mean."""
-    from colocate.report import summary
+    from colocate.report import claims
+    from wfutil import PAPERS, judged
 
+    causes = claims.read_causes(sorted((PAPERS / "causes").glob("*.md")))
     t = pl.DataFrame({"eps": [0.005], "p_over_with": [0.001], "p_over_with_min": [0.0008], "p_over_with_max": [0.0012],
                       "p_over_without": [0.02], "p_over_without_min": [0.01], "p_over_without_max": [0.05],
                       "rejection": [0.05], "rejection_min": [0.02], "rejection_max": [0.12], "replicates": [7]})
-    rows = {r["quantity"]: r for r in summary.rows("admission", admission.headline_numbers(t)).iter_rows(named=True)}
+    rows = {r["quantity"]: r for r in judged(admission.headline_measurements(t)).iter_rows(named=True)}
     without = rows["P(U > 0.8) without the controller (every ε)"]  # 0.044 inside 0.01–0.05
     assert without["within"] is True and "7 replicates" in without["tolerance_reason"]
-    rejected = rows["ε=0.005: rejected share"]  # 10.83% inside 2–12%
+    rejected = rows["ε=0.005: rejected share"]  # 10.83% inside 2–12%: the band from 5% reaches 12% (±7)
     assert rejected["within"] is True and rejected["tolerance"] == "±7" and rejected["unit"] == "%"
     narrow = rows["ε=0.005: P(U > 0.8) with the controller"]  # replicates within ×1.5 of their mean: issue 13's 2×
-    assert narrow["tolerance"] == "×2" and "issue 13" in narrow["tolerance_reason"] and narrow["within"] is False and narrow["cause"] == admission.CAUSES[("trace", "measured")]["p_over_with"]
+    assert narrow["tolerance"] == "×2" and "issue 13" in narrow["tolerance_reason"] and narrow["within"] is False
+    assert narrow["cause"] == causes["unuvar.t8.with.trace.measured"]
 
 
 @pytest.mark.parametrize(

@@ -95,6 +95,8 @@ def test_admission_control_table_viii(packing_run):
     import matplotlib.pyplot as plt
 
     from colocate.figures import packing as figs
+    from colocate.report import claims
+    from wfutil import judged
 
     threshold = yaml.safe_load((REPO / "workflow/schemas/packing.schema.yaml").read_text())["properties"]["admission"][
         "properties"]["threshold"]["default"]
@@ -118,8 +120,9 @@ def test_admission_control_table_viii(packing_run):
         assert r["p_over_with"] == pytest.approx(float((util[f"eps={r['eps']:g}"] > threshold).mean()))
     # the controller only removes load: never above the uncontrolled utilisation at the same step
     assert all((util[f"eps={e:g}"] <= util["without"] + 1e-12).all() for e in table["eps"])
-    summary = pl.read_csv(packing_run / "results/synthetic-tiny/summary/admission.csv")
-    # per ε with the controller and the rejected share, and the uncontrolled run once
+    # the summary part is the measurements, judged against workflow/papers/unuvar.tsv: per ε with the controller and
+    # the rejected share, and the uncontrolled run once
+    summary = judged(claims.read_measurements(packing_run / "results/synthetic-tiny/summary/admission.csv").to_dicts())
     assert summary.height == 7 and "10.83%" in summary["paper"].to_list()
     assert summary.filter(pl.col("quantity").str.contains("without"))["quantity"].to_list() == [
         "P(U > 0.8) without the controller (every ε)"]

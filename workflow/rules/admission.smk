@@ -39,7 +39,7 @@ rule admission_control:
         history=config["packing"]["admission"]["history_windows"],
         job_cap=CH_UNUVAR["job_cap"],
         usage=CH_UNUVAR["usage"],
-        code=code_digest("insufficient", "scheduling.admission", "analysis.aggregate", "report.summary", "io"),
+        code=code_digest("insufficient", "scheduling.admission", "analysis.aggregate", "measure", "io"),
     log:
         f"{RESULTS}/logs/admission_control.log",
     benchmark:

@@ -521,7 +521,7 @@ rule unuvar_beta_fit:
         threshold=CH_UNUVAR["threshold"],
         tail_thresholds=CH_UNUVAR["tail_thresholds"],
         alpha=CH["alpha"],
-        code=code_digest("insufficient", "analysis.betafit", "figures.characterise", "figures.__init__", "report.summary"),
+        code=code_digest("insufficient", "analysis.betafit", "figures.characterise", "figures.__init__", "measure"),
     log:
         f"{RESULTS}/logs/characterise/unuvar_beta_fit.log",
     benchmark:

@@ -2,9 +2,8 @@
 import numpy as np
 import polars as pl
 
-from colocate import insufficient, io, rulescript
+from colocate import insufficient, io, measure, rulescript
 from colocate.analysis import aggregate
-from colocate.report import summary
 from colocate.scheduling import admission
 
 ANALYSIS = "Unuvar Table VIII, Beta admission controller"
@@ -31,7 +30,7 @@ def main(inputs, outputs, params, log):
     io.write_parquet(res.utilisation, outputs.utilisation)
     res.table.with_columns(source=pl.lit(source), note=pl.lit(note)).write_csv(outputs.table)
     each.write_csv(outputs.replicates)
-    summary.rows("Stochastic admission controller (Unuvar §IV-F)", admission.headline_numbers(res.table, source, p.estimator)).write_csv(outputs.summary)
+    measure.measurements(admission.headline_measurements(res.table, source, p.estimator)).write_csv(outputs.summary)
 
 
 if __name__ == "__main__":

@@ -1,10 +1,9 @@
 """Unuvar §IV-C to §IV-E: Beta fit by moments, Tables II-VII, Figs 4/7, and Gaussian vs Beta."""
 import polars as pl
 
-from colocate import rulescript
+from colocate import measure, rulescript
 from colocate.analysis import betafit
 from colocate.figures import characterise as figs
-from colocate.report import summary
 
 ANALYSIS = "Unuvar Tables II-VII, Beta fit"
 
@@ -21,7 +20,7 @@ def main(inputs, outputs, params, log):
     fits = t["fits"]
     figs.unuvar_beta_fit({n: per[n] for n in first}, fits, p.threshold, f"Figs 4-6: CPU utilisation of {first[0]} tasks fit to a Beta distribution").savefig(o.fig4, dpi=150)
     figs.unuvar_beta_fit({n: per[n] for n in rest}, fits, p.threshold, "Fig 7: Q-Q plot, CPU utilisation & Beta fit, observed & theoretical utilisation").savefig(o.fig7, dpi=150)
-    summary.rows("Aggregated utilisation, Beta fit (Unuvar et al. §IV)", betafit.unuvar_summary(t, p.alpha, p.threshold)).write_csv(o.summary)
+    measure.measurements(betafit.unuvar_measurements(t, p.alpha, p.threshold)).write_csv(o.summary)
     log.info("fits:\n%s", t["fits"])
 
 

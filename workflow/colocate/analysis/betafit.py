@@ -10,42 +10,26 @@
 * :func:`over_utilisation` — Table VII: P(U ≥ threshold), actual vs estimated.
 * :func:`compare_models` — beyond the paper: the Gaussian (the GPA model of
   Janus & Rzadca §4) and the Beta side by side on the same aggregate.
+* :func:`unuvar_measurements` — what the summary judges, by the claims of ``workflow/papers/unuvar.tsv``
+  (:func:`claim_id`; the K-S test's verdict in the paper's words, :func:`ks_verdict`).
 
 Distributions, moments and tests are scipy's (:mod:`scipy.stats`).
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
-from dataclasses import replace
 
 import numpy as np
 import polars as pl
 from scipy import stats
 
-from colocate.report.compare import (
-    DEFAULT_TOLERANCE,
-    Compare,
-    Tolerance,
-    absolute,
-    cause_if_outside,
-    issue_target,
-    parse_number,
-    widest,
-)
+from colocate.measure import measurement
 
-#: Unuvar et al.'s printed values per average number of tasks (Tables II, IV, VI, VII; α, β from §IV-C).
-PAPER = {
-    18: {"observations": "500", "min": "0.124", "max": "0.901", "mean": "0.49", "std": "0.14", "alpha": "5.76",
-         "beta": "5.93", "ks_d": "0.084", "ks_p": "0.002", "actual": "0.066", "estimated": "0.011", "error": "0.055"},
-    49: {"observations": "500", "min": "0.085", "max": "0.900", "mean": "0.500", "std": "0.169", "alpha": None,
-         "beta": None, "ks_d": "0.055", "ks_p": "0.098", "actual": "0.064", "estimated": "0.031", "error": "0.033"},
-    88: {"observations": "500", "min": "0.088", "max": "0.901", "mean": "0.504", "std": "0.151", "alpha": None,
-         "beta": None, "ks_d": "0.051", "ks_p": "0.150", "actual": "0.042", "estimated": "0.016", "error": "0.028"},
-    154: {"observations": "500", "min": "0.091", "max": "0.900", "mean": "0.516", "std": "0.142", "alpha": None,
-          "beta": None, "ks_d": "0.048", "ks_p": "0.196", "actual": "0.044", "estimated": "0.024", "error": "0.020"},
-}
+#: The sizes whose claims ``workflow/papers/unuvar.tsv`` holds one by one (the paper's samples: 18 tasks in §IV-C,
+#: Tables II and VII; 49, 88 and 154 in §IV-D, Tables IV, VI and VII): a measurement of one names the size in its
+#: claim's id; any other size is measured under the size-free claims (Table IV's, VI's and VII's, no paper value).
+CLAIMED_SIZES = (18, 49, 88, 154)
 
 
 def _values(u: np.ndarray) -> np.ndarray:
@@ -187,124 +171,63 @@ def fit_tables(
     return {k: pl.concat(v, how="vertical_relaxed") for k, v in out.items()}
 
 
-#: Where the paper prints each per-size number: the 18-task sample in §IV-C, the larger ones in §IV-D.
-_PAPER_ITEMS = {
-    18: {"moments": "Table II", "beta": "§IV-C", "ks": "§IV-C"},
-    "other": {"moments": "Table IV", "beta": "§IV-D", "ks": "Table VI"},
+#: Where each per-size measure is claimed (the claims' ids, :func:`claim_id`): the first of :data:`CLAIMED_SIZES`
+#: (§IV-C's sample of 18 tasks) and the others (§IV-D).
+_ITEMS = {
+    "first": {"mean": "t2", "std": "t2", "alpha": "s4c", "beta": "s4c", "ks_d": "s4c", "ks_test": "s4c",
+              "actual": "t7", "estimated": "t7"},
+    "other": {"mean": "t4", "std": "t4", "alpha": "s4d", "beta": "s4d", "ks_d": "t6", "ks_test": "t6",
+              "actual": "t7", "estimated": "t7"},
 }
 
-#: The measured cause of a K-S D outside its tolerance (issue 13): D varies with the set drawn.
-KS_CAUSE = ("D depends on the set drawn: over 30 random sets per size (each 500 observations of a slowly varying "
-            "total, lag-1 autocorrelation 0.73–0.84) the median D is 0.067 / 0.053 / 0.073 / 0.086 for 18 / 49 / 88 / 154 "
-            "tasks, p10–p90 0.039–0.086 / 0.041–0.069 / 0.069–0.080 / 0.083–0.092, which cover the paper's 0.084 / 0.055 "
-            "but not its 0.051 / 0.048 (bench/unuvar_sets.py; at 88 and 154 the capped sets share many of their tasks, "
-            "so they vary less)")
-#: The measured cause of Unuvar's thinner tail above 0.8 (README, "Where the synthetic trace differs").
-UNUVAR_CAUSE = ("the aggregates are §IV-D's random sets of long tasks over 29 days, at most 1 / 2 / 3 / 7 tasks per job "
-                "(the default scale's ~600 long-running jobs are fewer than the real trace's). Over 30 sets per size "
-                "the mean (0.45–0.55) and skewness (0.4–0.65) match the paper's, but the std is 0.123–0.135, not "
-                "0.14–0.169, and the peak at the 90% normalisation is sharper: 1.7–4.0% of observations above 0.8 "
-                "(medians), not 4.2–6.6%, and a Beta estimate of 0.004–0.009 for 18, 49 and 154 tasks against "
-                "0.011–0.031 (bench/unuvar_sets.py; README). The default seed's set of 18 is a low draw: mean 0.38, "
-                "0.2% above 0.8. On one set the share moves between 0.2–0.6% and 2.9–4.7% with where its 500 "
-                "windows fall (8 grids shifted within the 84-minute spacing; the pipeline's grid is a high one at 88 "
-                "and 154 tasks). At the peak, the running tasks' excess over their own means holds 0.53–0.65 of the "
-                "set's rise over its mean, production tasks' 0.35–0.63 and the heaviest task's 0.09–0.32 "
-                "(bench/unuvar_sets.py --offsets 8, --peak). Two other readings leave the share above 0.8 as it is: an observation as the mean over "
-                "each 1/500 of the span (the trace's 500 files) gives 1.8–3.0%, and a further 30% drop on the weekly "
-                "pattern's low days (where the sets already run 17–19% lower) 1.6–4.0%, though it brings the std to "
-                "0.150–0.161 and D to 0.053–0.056 (bench/unuvar_sets.py --observation file, --weekend-drop 0.3). The "
-                "paper's 18 tasks are one machine's, short ones included, and a real machine bounds its tasks' total "
-                "by its capacity; the synthetic trace does not (3.2% of its machine-windows exceed it, 1–27% on the "
-                "densest machines). Read as the paper reads it, each of the six densest machines (12–14 tasks) gives "
-                "0.2–1.0% above 0.8 as recorded and 3–37% with its total capped at its capacity, the paper's 6.6% "
-                "between the two (bench/machine_totals.py). Bounding every machine's total by its capacity raises "
-                "the sets' share only to 1.6 / 2.0 / 2.6 / 2.0% with the non-production tasks throttled first, as "
-                "Borg shares a full machine, and 1.6 / 2.2 / 2.8 / 2.5% with every task alike (medians over 30 sets × 8 "
-                "grids; bench/unuvar_sets.py --throttle … --offsets 8); in the model (bench/patches/machine-capacity.diff, "
-                "measured on the whole run at Table I's stated placement load, not kept) either "
-                "bound lifts Janus Table 1's A-D rates at N = 250 / 500 to 0.28–0.29 / 0.16, outside the paper's "
-                "0.183 / 0.087, and leaves 149 (batch first) or 151 (alike, as without it, on the model before "
-                "synthetic.small_task_max_cv) rows within; placing tasks where their mean fits as well keeps Table 1 but "
-                "leaves 150. Nor is it the few production jobs that hold the sets' CPU at this scale: three times as many, "
-                "each a third as large, make the sets smoother, less skewed and closer to their Beta (std 0.111–0.122, skewness −0.09–0.52, "
-                "K-S D 0.022–0.049; 0.7–2.6% above 0.8) and leave 149 (examples/production-jobs-tripled.yaml)")
+
+def claim_id(measure: str, size: int) -> str:
+    """The id of the claim a per-size ``measure`` answers (``workflow/papers/unuvar.tsv``): ``unuvar.<item>.<measure>.<size>``
+    for a size of :data:`CLAIMED_SIZES`, else the size-free ``unuvar.<item>.<measure>`` (no paper value)."""
+    if size in CLAIMED_SIZES:
+        return f"unuvar.{_ITEMS['first' if size == CLAIMED_SIZES[0] else 'other'][measure]}.{measure}.{size}"
+    return f"unuvar.{_ITEMS['other'][measure]}.{measure}"
 
 
-_EXPLAINED = ("std", "alpha", "beta", "actual", "estimated")
-
-#: Issue 13's target for Table VII's P(U ≥ 0.8), actual and Beta-estimated (item 2: "within 2× of the paper's").
-TAIL_TARGET = issue_target("Table VII's P(U ≥ 0.8)")
-
-
-def _share_tolerance(paper: str | None, n_paper: str | None, ours: float, n_ours: int,
-                     base: Tolerance = DEFAULT_TOLERANCE) -> Tolerance:
-    """2 SE of the difference of two binomial shares (the paper's and ours, each over its observations), where
-    that band reaches further than ``base``."""
-    p = parse_number(paper)
-    m = parse_number(n_paper)
-    if p is None or m is None or not (m.value > 0 and n_ours > 0):
-        return base
-    se = math.sqrt(p.value * (1 - p.value) / m.value + ours * (1 - ours) / n_ours)
-    if not se > 0:
-        return base
-    return widest(p.value, ours, base, absolute(
-        2 * se, f"2 SE of the difference of two binomial shares over {m.value:g} (paper) and {n_ours} (ours) observations"))
+def ks_verdict(p: float, alpha: float) -> str:
+    """The K-S test's verdict on H0 (the sample follows the fitted Beta) at significance ``alpha``, in the paper's
+    words (Table VI: "one cannot reject the null hypothesis"): "rejected" iff p < alpha, else "not rejected"."""
+    return "rejected" if p < alpha else "not rejected"
 
 
-def unuvar_summary(tables: dict[str, pl.DataFrame], alpha: float, threshold: float) -> list[tuple]:
-    """Headline numbers of Unuvar §IV beside the paper's: ``(quantity, paper, ours, note, Compare)`` rows.
+def unuvar_measurements(tables: dict[str, pl.DataFrame], alpha: float, threshold: float) -> list[dict]:
+    """What Unuvar §IV reports, as measured here, by the claims it answers (``workflow/papers/unuvar.tsv``).
 
-    One row per printed number: mean and std (Tables II/IV), α and β (§IV-C; the paper prints them for
-    18 tasks only), K-S D (§IV-C, Table VI) and P(U ≥ threshold) actual and Beta-estimated (Table VII).
-    The K-S p-values are shown as the test's decision (a p-value is not a quantity to agree within a
-    factor); P(U ≥ threshold) within issue 13's 2× (:data:`TAIL_TARGET`), the actual share within 2 SE of the
-    difference of two binomial shares where that is wider. Rows of the spread and the tail outside their
-    tolerance carry the measured cause (:data:`UNUVAR_CAUSE`), and the K-S D its own (:data:`KS_CAUSE`).
+    Per aggregate size: the mean and std (Tables II/IV; the note gives observations, min and max), α and β (eqs 7–8),
+    K-S D and the test's verdict at ``alpha`` (§IV-C, Table VI: :func:`ks_verdict`, the p-value in the note), and
+    P(U ≥ threshold) actual and Beta-estimated (Table VII; the actual share's tolerance takes our number of
+    observations, ``n``); then, beyond the paper, the Gaussian's K-S D beside the Beta's per size.
     """
-    rows: list[tuple] = []
+    rows: list[dict] = []
     st = tables["statistics"].join(tables["fits"].drop("source"), on="size").join(tables["ks"], on="size").join(
         tables["overutilisation"].drop("ks_p"), on="size")
     for r in st.iter_rows(named=True):
-        n = int(r["size"])
-        paper = PAPER.get(n, {})
-        item = _PAPER_ITEMS.get(n, _PAPER_ITEMS["other"])
-        tag = f"{n} tasks ({r['source']})"
-        moments, table7 = Compare(item=item["moments"]), Compare(item="Table VII", tolerance=TAIL_TARGET)
-        spread = f"{r['observations']} observations, min {r['min']:.3f}, max {r['max']:.3f}"
-        if paper:
-            spread += f" (paper {paper['observations']}, min {paper['min']}, max {paper['max']})"
-        decision = ("rejected" if r["ks_p"] < alpha else "not rejected") + f" (p = {r['ks_p']:.3g})"
-        paper_decision = (("rejected" if float(paper["ks_p"]) < alpha else "not rejected") + f" (p = {paper['ks_p']})"
-                          if paper else None)
-        actual = replace(table7, tolerance=_share_tolerance(paper.get("actual"), paper.get("observations"),
-                                                            r["actual"], int(r["observations"]), TAIL_TARGET))
-        ours = {"mean": r["mean"], "std": r["std"], "alpha": r["alpha"], "beta": r["beta"], "ks_d": r["ks_d"],
-                "actual": r["actual"], "estimated": r["estimated"]}
-        for key, quantity, spec, note in (
-            ("mean", f"{item['moments']}: mean utilisation, {tag}", moments, spread),
-            ("std", f"{item['moments']}: std of utilisation, {tag}", moments, ""),
-            ("alpha", f"Beta α (eqs 7–8), {tag}", Compare(item=item["beta"]), ""),
-            ("beta", f"Beta β (eqs 7–8), {tag}", Compare(item=item["beta"]), ""),
-            ("ks_d", f"{item['ks']}: K-S D, {tag}", Compare(item=item["ks"]), ""),
-            ("actual", f"Table VII: P(U ≥ {threshold:g}) actual, {tag}", actual, ""),
-            ("estimated", f"Table VII: P(U ≥ {threshold:g}) Beta estimate, {tag}", table7,
-             f"error (actual − estimated) {r['error']:.3f}" + (f", paper {paper['error']}" if paper else "")),
-        ):
-            p = paper.get(key)
-            cause = UNUVAR_CAUSE if key in _EXPLAINED else KS_CAUSE if key == "ks_d" else ""
-            spec = cause_if_outside(p, ours[key], spec, cause)
-            rows.append((quantity, p, ours[key], note, spec))
-            if key == "ks_d":
-                rows.append((f"{item['ks']}: K-S test at {alpha:g}, {tag}", paper_decision, decision,
-                             "H0: the sample follows the fitted Beta", Compare(item=item["ks"])))
+        size = int(r["size"])
+        run = {"tasks": size, "source": r["source"]}
+        tail = {**run, "threshold": threshold}
+        rows += [
+            measurement(claim_id("mean", size), r["mean"], observations=int(r["observations"]), min=r["min"],
+                        max=r["max"], **run),
+            measurement(claim_id("std", size), r["std"], **run),
+            measurement(claim_id("alpha", size), r["alpha"], **run),
+            measurement(claim_id("beta", size), r["beta"], **run),
+            measurement(claim_id("ks_d", size), r["ks_d"], **run),
+            measurement(claim_id("ks_test", size), ks_verdict(r["ks_p"], alpha), p=r["ks_p"], alpha=alpha, **run),
+            measurement(claim_id("actual", size), r["actual"], n=int(r["observations"]), **tail),
+            measurement(claim_id("estimated", size), r["estimated"], error=r["error"], **tail),
+        ]
     m = tables["models"].filter(pl.col("threshold") == threshold)
     for (size,), g in m.group_by("size", maintain_order=True):
         b = g.filter(pl.col("model") == "beta").row(0, named=True)
         gs = g.filter(pl.col("model") == "gaussian").row(0, named=True)
-        rows.append((f"Gaussian vs Beta: K-S D, {size} tasks", None, f"{gs['ks_d']:.3f} vs {b['ks_d']:.3f}",
-                     f"P(U ≥ {threshold:g}) error {gs['error']:.3f} vs {b['error']:.3f} (actual − estimated)",
-                     Compare(item="beyond the paper (§IV-D)")))
+        rows.append(measurement("unuvar.s4d.gaussian_vs_beta", f"{gs['ks_d']:.3f} vs {b['ks_d']:.3f}",
+                                f"P(U ≥ {threshold:g}) error {gs['error']:.3f} vs {b['error']:.3f} (actual − estimated)",
+                                tasks=int(size)))
     return rows
 
 

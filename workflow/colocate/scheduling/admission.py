@@ -34,11 +34,11 @@ from scipy import stats
 
 from colocate.analysis.betafit import beta_parameters
 from colocate.prep.realizations import row_moments
-from colocate.report.compare import Compare, cause_if_outside, issue_target, parse_number, replicate_tolerance, widest
+from colocate.measure import measurement
 
 __all__ = ["BetaAdmissionController", "UtilisationEstimate", "IndependentTasks", "MeasuredUtilisation", "ESTIMATORS",
            "estimator", "Arrivals", "arrivals", "usage_draws", "admit", "utilisation", "AdmissionRun", "run",
-           "run_replicates", "run_trace", "run_trace_replicates", "choose_source", "headline_numbers", "CAUSES"]
+           "run_replicates", "run_trace", "run_trace_replicates", "choose_source", "CLAIMED_EPS", "headline_measurements"]
 
 
 class UtilisationEstimate(Protocol):
@@ -502,100 +502,45 @@ def _combine(runs: list[AdmissionRun]) -> tuple[AdmissionRun, pl.DataFrame]:
     return AdmissionRun(table, runs[0].utilisation, runs[0].capacity), each
 
 
-#: Unuvar Table VIII: ε → (P(U > 0.8) with, without the controller, rejection %).
-PAPER_TABLE_VIII = {0.005: ("0.012", "0.044", "10.83%"), 0.01: ("0.018", "0.044", "8.27%"), 0.02: ("0.038", "0.044", "4.12%")}
-#: Table VIII's P(U > 0.8) without the controller: one uncontrolled run, the value the paper prints in each ε's row.
-(PAPER_WITHOUT,) = {without for _, without, _ in PAPER_TABLE_VIII.values()}
+#: The ε whose claims ``workflow/papers/unuvar.tsv`` holds one by one (Table VIII's rows): a measurement at one names
+#: it in its claim's id; another ε is measured under the ε-free claims (no paper value).
+CLAIMED_EPS = (0.005, 0.01, 0.02)
 
-#: Issue 13's target for Table VIII's P(U > 0.8) and rejected share (item 2: "within 2× of the paper's").
-TABLE_VIII_TARGET = issue_target("Table VIII")
-
-
-#: The measured causes of Table VIII's rows outside their tolerance, by (source, estimator) (README, "Where the
-#: synthetic trace differs"). P(U > 0.8) without the controller does not depend on the estimator.
-_TRACE_WITHOUT = ("a thinner tail above 0.8 at §IV-C's 90% normalisation: 7 sets of 154 tasks give 0.014–0.018, as "
-                  "Table VII's sets leave 1.7–4.0% of observations above 0.8 against the paper's 4.2–6.6% (Table VII rows; "
-                  "README). With each machine's total bounded by its capacity in the model (bench/patches/machine-capacity.diff, not kept) it is 0.025 "
-                  "with the non-production tasks throttled first and 0.031 with every task alike, within 2×, but Janus "
-                  "Table 1's A-D rates at N = 250 / 500 then leave their tolerance; placing tasks where their mean "
-                  "fits as well keeps Table 1 but gives 0.021 (README)")
-_REALIZATIONS_WITHOUT = ("a narrower total: each of 7 streams gives 0.021–0.036 (mean 0.028), below the paper's 0.044, as "
-                         "usage is drawn independently per step (README)")
-CAUSES = {
-    # on the trace's sets (the paper's method), σ measured over the last day
-    ("trace", "measured"): {
-        "rejection": ("the controller's σ is the measured utilisation's over the day before each arrival (the paper "
-                      "does not state its window; its Fig 8 example uses the whole trace's): over 7 sets it rejects "
-                      "12.5–14.8 / 11.0–12.3 / 7.6–9.9% for ε = 0.005 / 0.01 / 0.02; over 3 hours 3.1 / 2.6 / 1.7%, "
-                      "the paper's values between the two (README)"),
-        "p_over_with": ("a day's σ holds the daily swing on top of the current level, so the Beta tail is wide and "
-                        "the controller refuses well before U* is reached: P(U > 0.8) with it is 0.0011–0.0054 over 7 sets, "
-                        "10–27% on average of the 0.016 without it (the paper's run kept 27–86% of its 0.044); over 3 "
-                        "hours 0.011 / 0.013 / 0.014 (README)"),
-        "p_over_without": _TRACE_WITHOUT,
-    },
-    # on the trace's sets, summing the running tasks' own moments
-    ("trace", "independent"): {
-        "rejection": ("the controller's Var U is Σσᵢ² of the running tasks' own variances, but on the trace's sets U "
-                      "follows the jobs' shared daily load, which that estimate does not see: its Beta tail seldom "
-                      "exceeds ε, and 7 sets of 154 tasks (at most 7 per job) reject 0.2–0.7% (README)"),
-        "p_over_with": ("the controller seldom acts (0.2–0.7% rejected over 7 sets), so P(U > 0.8) with it stays near "
-                        "the 0.014–0.018 without it; the paper's controller rejected 4–11%"),
-        "p_over_without": _TRACE_WITHOUT,
-    },
-    # on independent realizations (source realizations)
-    ("realizations", "measured"): {
-        "rejection": ("usage drawn independently per step has no shared load for the measurement to see: 0.8–2.1% "
-                      "rejected over 7 streams at the default scale (README)"),
-        "p_over_with": ("with usage drawn independently per step the measured variance is about Σσᵢ², the Beta "
-                        "model's own: ε binds only at arrivals and the time-averaged P is about 0.1ε (README)"),
-        "p_over_without": _REALIZATIONS_WITHOUT,
-    },
-    ("realizations", "independent"): {
-        "rejection": ("the controller's Var U is Σσᵢ² of the running tasks' own variances, and with usage drawn "
-                      "independently per step U varies little with which tasks run: 1.1–1.5% rejected over 7 "
-                      "streams (README)"),
-        "p_over_with": ("the controller's model is exact here: usage draws are independent across tasks and steps, "
-                        "so given the running tasks Var U = Σσᵢ², and ε binds only at arrivals: the time-averaged P "
-                        "is about 0.1ε (README)"),
-        "p_over_without": _REALIZATIONS_WITHOUT,
-    },
-}
+#: How each source reads Table VIII's arrivals, as the claims' note names it.
+_READINGS = {"trace": "sets of the trace", "realizations": "independent realizations"}
 
 
-def headline_numbers(table: pl.DataFrame, source: str = "trace", estimator: str = "measured"
-                     ) -> list[tuple[str, str | None, float, str, Compare]]:
-    """Table VIII beside the paper's, for summary.rows: P(U > 0.8) without the controller (one row: the paper
-    repeats the one uncontrolled run in each ε's row), then per ε P(U > 0.8) with it and the rejected share (a
-    fraction here, shown in % as the paper prints it); rows outside their tolerance carry the measured cause of
-    ``source`` ("trace" or "realizations") and ``estimator`` (:data:`ESTIMATORS`)."""
-    causes = CAUSES[(source, estimator)]
-    note = f"Table VIII ({'sets of the trace' if source == 'trace' else 'independent realizations'}, {estimator} μ and σ)"
-    items = []
+def headline_measurements(table: pl.DataFrame, source: str = "trace", estimator: str = "measured") -> list[dict]:
+    """Table VIII as measured here, by the claims it answers (``workflow/papers/unuvar.tsv``): P(U > 0.8) without the
+    controller (one measurement: the paper repeats the one uncontrolled run in each ε's row), then per ε P(U > 0.8)
+    with it and the rejected share (in %, as the paper prints it).
 
-    def spec(r: dict, measure: str, paper: str | None, cause: str, unit: str = "", scale: float = 1.0) -> Compare:
-        """Issue 13's 2× band, or, over replicates that vary more than the default band, the paper's run within
-        their range where that reaches further."""
-        spread = ({"n": r["replicates"], "mean": scale * r[measure], "min": scale * r[f"{measure}_min"],
-                   "max": scale * r[f"{measure}_max"]} if "replicates" in r else None)
-        what = "rejected share" if measure == "rejection" else "P(U > 0.8)"
-        tolerance = replicate_tolerance(spread, paper, scale * r[measure], what)
-        p = parse_number(paper)
-        tolerance = widest(p.value, scale * r[measure], TABLE_VIII_TARGET, tolerance) if p is not None else tolerance
-        spec = Compare(item="Table VIII", unit=unit, scale=scale, tolerance=tolerance)
-        return cause_if_outside(paper, r[measure], spec, cause)
-
+    The claims are those of ``source`` ("trace" or "realizations") and ``estimator`` (:data:`ESTIMATORS`), each with
+    its measured cause. Where ``table`` has replicates (:func:`run_replicates`), each measurement gives their number
+    ``n`` and their ``mean``, ``min`` and ``max`` in its own unit, for the claims' ``replicates`` tolerance."""
+    if source not in _READINGS:
+        raise ValueError(f"admission source must be one of {', '.join(_READINGS)}, got {source!r}")
+    if estimator not in ESTIMATORS:
+        raise ValueError(f"admission estimator must be one of {', '.join(ESTIMATORS)}, got {estimator!r}")
     if table["p_over_without"].n_unique() > 1:
         raise ValueError("P(U > 0.8) without the controller differs between the ε: it must come from one uncontrolled run")
+    run = {"reading": _READINGS[source], "estimator": estimator}
+
+    def spread(r: dict, measure: str, scale: float = 1.0) -> dict:
+        """The replicates' number, mean, min and max of ``measure`` (× ``scale``: the unit ours is measured in)."""
+        if "replicates" not in r:
+            return {}
+        return {"n": r["replicates"], "mean": scale * r[measure], "min": scale * r[f"{measure}_min"],
+                "max": scale * r[f"{measure}_max"]}
+
+    rows = []
     for i, r in enumerate(table.iter_rows(named=True)):
-        paper = PAPER_TABLE_VIII.get(round(r["eps"], 6), (None, None, None))
-        if i == 0:  # one quantity, whatever ε (the paper's table repeats it in each row): one row
-            without = spec(r, "p_over_without", PAPER_WITHOUT, causes["p_over_without"])
-            items.append(("P(U > 0.8) without the controller (every ε)", PAPER_WITHOUT, r["p_over_without"], note, without))
-        rejected = spec(r, "rejection", paper[2], causes["rejection"], unit="%", scale=100)
-        with_ = spec(r, "p_over_with", paper[0], causes["p_over_with"])
-        items += [
-            (f"ε={r['eps']:g}: P(U > 0.8) with the controller", paper[0], r["p_over_with"], note, with_),
-            (f"ε={r['eps']:g}: rejected share", paper[2], r["rejection"], note, rejected),
+        if i == 0:  # one quantity, whatever ε (the paper's table repeats it in each row): one measurement
+            rows.append(measurement(f"unuvar.t8.without.{source}", r["p_over_without"], **spread(r, "p_over_without"), **run))
+        eps = float(r["eps"])
+        claimed = f".eps{eps:g}.{source}.{estimator}" if round(eps, 6) in CLAIMED_EPS else ""
+        rows += [
+            measurement(f"unuvar.t8.with{claimed}", r["p_over_with"], eps=eps, **spread(r, "p_over_with"), **run),
+            measurement(f"unuvar.t8.rejected{claimed}", 100 * r["rejection"], eps=eps, **spread(r, "rejection", 100), **run),
         ]
-    return items
+    return rows
