@@ -219,7 +219,7 @@ def judge(measured: pl.DataFrame, claims: pl.DataFrame, causes: Mapping[str, str
                        tolerance=tolerance(claim["tolerance"], claim["tolerance_reason"], claim["file"], values,
                                            claim["paper"] or None, scaled, scale),
                        scale_dependent=claim["relation"] == "count", relation=claim["relation"], claim=claim["id"],
-                       reads_trace=claim["reads_trace"] == "yes")
+                       reads_trace=claim["reads_trace"] == "yes", values=m["values"])
         # a measured cause explains a deviation: named only where the row is outside its tolerance; braces in it
         # name the measurement's values, as in the quantity (this run's numbers behind the cause)
         cause = causes.get(claim["cause"], "")

@@ -96,6 +96,8 @@ class Compare:
     relation: str = "≈"
     claim: str = ""
     reads_trace: bool | None = None
+    #: the values of the run the claim's braces name, as the measurement gave them (JSON; colocate.measure)
+    values: str = ""
 
 
 @dataclass(frozen=True)

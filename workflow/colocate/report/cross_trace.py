@@ -1,49 +1,52 @@
 """The cross-trace comparison (issue 16): the same quantities on Google 2011 (the paper), on a Google run of this
 pipeline (synthetic, sample or real) and on runs of other traces (VM traces), side by side.
 
-Every trace's analyses write their summary rows by the same rules, through the source contract, so a quantity is
-matched across traces by its name. Each row names the trace and run it came from.
+Every trace's analyses write their measurements by the same rules, through the source contract, judged against the
+same claims, so a quantity is matched across traces by its claim's id and the values it was measured at, not by its
+wording. Each row names the trace and run it came from.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 
 import polars as pl
 
-#: The quantities compared, as the Google summary names them (Janus §3 and §3.6, Beaumont §5.2, Unuvar §IV and §IV-F).
-QUANTITIES = (
-    "Fig 2: share of tasks with inst std > avg std",
-    "Fig 3: inst std-vs-mean slope",
-    "Fig 3: avg std-vs-mean slope",
-    "Fig 4: largest of 16 cluster shares",
-    "Table 1: A-D rejection rate, N = 10",
-    "Table 1: A-D rejection rate, N = 50",
-    "Table 1: A-D rejection rate, N = 100",
-    "Fig 6: median (F⁻¹(k) − P_k)/P_k, N = 10, k = 99.9",
-    "share with significant daily pattern",
-    "Table 4 daily ratio, median",
-    "Table 4 weekly ratio, median",
-    "Table 4 long_term ratio, median",
-    "Table 4 noise ratio, median",
-    "Table II: std of utilisation, 18 tasks (trace)",
-    "§IV-C: K-S D, 18 tasks (trace)",
-    "Table VII: P(U ≥ 0.8) actual, 18 tasks (trace)",
-    "Table VII: P(U ≥ 0.8) Beta estimate, 18 tasks (trace)",
-    "Table IV: std of utilisation, 154 tasks (trace)",
-    "Table VI: K-S D, 154 tasks (trace)",
-    "Table VII: P(U ≥ 0.8) actual, 154 tasks (trace)",
-    "Table VII: P(U ≥ 0.8) Beta estimate, 154 tasks (trace)",
-    "P(U > 0.8) without the controller (every ε)",
-    "ε=0.01: P(U > 0.8) with the controller",
-    "ε=0.01: rejected share",
-    "GPA ρ=0.01: mean q",
-    "Cantelli 1: mean q",
-    "Cantelli 1.7: machines / lower bound m",
-    "machines Cantelli 1.7 / GPA 0.05",
-    "% reject PACK",
-    "% reject SPREAD",
-    "% reject ABP",
+#: The quantities compared, by the claim each answers (workflow/papers/*.tsv) and, for a claim measured at several
+#: settings, the values that pick one (Janus §3 and §3.6, Beaumont §5.2, Unuvar §IV and §IV-F, Tantawi on the trace).
+COMPARED: tuple[tuple[str, dict], ...] = (
+    ("janus.f2.inst_std_above_avg", {}),
+    ("janus.f3.inst_slope", {}),
+    ("janus.f3.avg_slope", {}),
+    ("janus.f4.largest_share", {}),
+    ("janus.t1.ad_rate.10", {}),
+    ("janus.t1.ad_rate.50", {}),
+    ("janus.t1.ad_rate.100", {}),
+    ("janus.f6.median_error.10.99.9", {}),
+    ("beaumont.s52.daily_significant", {}),
+    ("beaumont.t4.daily.median", {}),
+    ("beaumont.t4.weekly.median", {}),
+    ("beaumont.t4.long_term.median", {}),
+    ("beaumont.t4.noise.median", {}),
+    ("unuvar.t2.std.18", {"source": "trace"}),
+    ("unuvar.s4c.ks_d.18", {"source": "trace"}),
+    ("unuvar.t7.actual.18", {"source": "trace"}),
+    ("unuvar.t7.estimated.18", {"source": "trace"}),
+    ("unuvar.t4.std.154", {"source": "trace"}),
+    ("unuvar.t6.ks_d.154", {"source": "trace"}),
+    ("unuvar.t7.actual.154", {"source": "trace"}),
+    ("unuvar.t7.estimated.154", {"source": "trace"}),
+    ("unuvar.t8.without.trace", {}),
+    ("unuvar.t8.with.eps0.01.trace.measured", {}),
+    ("unuvar.t8.rejected.eps0.01.trace.measured", {}),
+    ("janus.f9.gpa_q_slo99", {}),
+    ("janus.s52.q_cantelli1", {}),
+    ("janus.s6.cantelli1_7_machines", {}),
+    ("janus.s7.cantelli1_7_over_gpa", {}),
+    ("tantawi.trace.reject", {"policy": "PACK"}),
+    ("tantawi.trace.reject", {"policy": "SPREAD"}),
+    ("tantawi.trace.reject", {"policy": "ABP"}),
 )
 
 #: One row per quantity and run: the paper's value (Google 2011), the run's trace and name, its value and its ratio
@@ -52,24 +55,34 @@ COLUMNS = {"quantity": pl.String, "unit": pl.String, "paper_google_2011": pl.Flo
            "run": pl.String, "value": pl.Float64, "over_paper": pl.Float64}
 
 
+def _picks(row: dict, claim: str, selector: dict) -> bool:
+    """Is ``row`` (a summary row) the claim's, at the selector's values?"""
+    if row.get("claim") != claim:
+        return False
+    values = json.loads(row["values"]) if row.get("values") else {}
+    return all(values.get(k) == v for k, v in selector.items())
+
+
 def cross_trace(runs: Sequence[tuple[str, str, pl.DataFrame | None]]) -> pl.DataFrame:
-    """The quantities of :data:`QUANTITIES` across any number of runs, each ``(trace, run, summary table)``
+    """The quantities of :data:`COMPARED` across any number of runs, each ``(trace, run, summary table)``
     (:data:`colocate.report.summary.COLUMNS`; None for a run that does not exist): one row per quantity and run
     that measured it, for every quantity some run measured, with the paper's value (Google 2011) and the run's over
-    it. A run's row is found by the quantity's name (every trace's rows come from the same rules)."""
-    found = []
-    for trace, run, table in runs:
-        by_quantity = {} if table is None else dict(zip(table["quantity"], table.iter_rows(named=True)))
-        found.append((trace, run, by_quantity))
+    it. A run's row is found by its claim and values (every trace's rows come from the same rules and claims), and
+    named by the first run's quantity."""
     rows = []
-    for q in QUANTITIES:
-        measured = [(trace, run, r) for trace, run, by in found
-                    if (r := by.get(q)) is not None and r["ours_value"] is not None]
+    for claim, selector in COMPARED:
+        measured = []
+        for trace, run, table in runs:
+            found = next((r for r in ([] if table is None else table.iter_rows(named=True))
+                          if _picks(r, claim, selector)), None)
+            if found is not None and found["ours_value"] is not None:
+                measured.append((trace, run, found))
         if not measured:
             continue
+        quantity = measured[0][2]["quantity"]
         paper = next((r["paper_value"] for *_, r in measured if r["paper_value"] is not None), None)
         unit = next((r["unit"] for *_, r in measured if r["unit"]), "")
-        rows += [{"quantity": q, "unit": unit, "paper_google_2011": paper, "trace": trace, "run": run,
+        rows += [{"quantity": quantity, "unit": unit, "paper_google_2011": paper, "trace": trace, "run": run,
                   "value": r["ours_value"], "over_paper": r["ours_value"] / paper if paper else None}
                  for trace, run, r in measured]
     return pl.DataFrame(rows, schema=COLUMNS)

@@ -35,8 +35,10 @@ COLUMNS = {
     "within": pl.Boolean,
     "scale_dependent": pl.Boolean,
     "cause": pl.String,
-    # the claim judged (workflow/papers/*.tsv), whether its value reads the trace, and the row's verdict (VERDICTS)
+    # the claim judged (workflow/papers/*.tsv) and the values of the run its braces name (JSON), whether its value
+    # reads the trace, and the row's verdict (VERDICTS)
     "claim": pl.String,
+    "values": pl.String,
     "reads_trace": pl.Boolean,
     "verdict": pl.String,
 }
@@ -111,7 +113,8 @@ def rows(section: str, items: Iterable[Sequence[object]]) -> pl.DataFrame:
             paper_text += "%"  # the same unit on both sides, where the paper's table gives it in its header
         out.append({"section": section, "quantity": str(quantity), "paper": paper_text,
                     "ours": _fmt(shown) + suffix if shown is not None else "", "note": note, **c,
-                    "claim": spec.claim if spec is not None else "", "reads_trace": spec.reads_trace if spec is not None else None,
+                    "claim": spec.claim if spec is not None else "", "values": spec.values if spec is not None else "",
+                    "reads_trace": spec.reads_trace if spec is not None else None,
                     "verdict": verdict(c["within"], c["scale_dependent"], spec.relation if spec is not None else "≈", paper,
                                        ours is not None and (isinstance(ours, str) or c["ours_value"] is not None))})
     return pl.DataFrame(out, schema=COLUMNS)
