@@ -296,3 +296,15 @@ def test_a_tolerance_of_two_options_agrees_within_either_and_replicates_span_our
     t = claims.tolerance("replicates", "rate", "x", r, "0.8", 0.4)
     assert t.kind == "absolute" and t.band(0.8)[0] <= 0.4 and "20 replicates" in t.reason
     assert claims.tolerance("replicates", "rate", "x", None, "0.8", 0.4) == claims.DEFAULT_TOLERANCE
+
+
+def test_a_sum_of_tolerances_adds_the_papers_rounding_to_our_confidence_interval():
+    """±5 + ci around a share of 27.3% (scale 100) whose 95% CI is [0.242, 0.303]: 5 + 100 · 0.061 / 2 = 8.05 points;
+    a measurement without its interval, or a factor in the sum, is refused as the forms say."""
+    t = claims.tolerance("±5 + ci", "CI of {n} tasks plus 5", "x", {"ci_lo": 0.242, "ci_hi": 0.303, "n": 7}, "≈ 30%", 27.3, 100)
+    assert (t.kind, t.reason) == ("absolute", "CI of 7 tasks plus 5") and t.value == pytest.approx(8.05)
+    assert claims.tolerance("ci", "CI", "x", {"ci_lo": 0.2, "ci_hi": 0.3}).value == pytest.approx(0.05)
+    assert claims.tolerance("±5 + ci", "CI", "x", {"n": 7}) == claims.DEFAULT_TOLERANCE  # no interval measured
+    assert claims.tolerance("±5 + ci", "CI", "x") == claims.DEFAULT_TOLERANCE  # a table read: the form only
+    with pytest.raises(claims.ClaimError, match="only absolute tolerances"):
+        claims.tolerance("×2 + ci", "r", "x")

@@ -75,24 +75,31 @@ def _two_digits(x: float) -> float:
 
 
 def tolerance(text: str, reason: str, where: str, values: Mapping[str, Any] | None = None,
-              paper: object = None, ours: object = None) -> Tolerance:
+              paper: object = None, ours: object = None, scale: float = 1.0) -> Tolerance:
     """The tolerance a claim states: empty (the default factor), ``×F``, ``±A``, or one of the number ``n`` (jobs,
     sets, runs) its measurement gives: ``±K/√n`` (two standard errors of a statistic whose spread is K/2) or
     ``±2√(p(1−p)/n), p = P`` (two standard errors of a binomial share P), rounded to 2 significant digits; with no
     n (or a zero one) the default factor. ``replicates``: the paper's one run within the range of our replicates'
     runs where they vary more than the default factor (the measurement gives ``n``, ``mean``, ``min``, ``max``;
     :func:`colocate.report.compare.replicate_tolerance`, the reason names what varies). ``A or B``: ours agrees
-    within either (:func:`colocate.report.compare.widest`). Braces in the reason name the measurement's values
-    (``over {n} jobs``). Without ``values`` (when a table is read) only the form is checked."""
+    within either (:func:`colocate.report.compare.widest`). ``ci``: half the width of the measurement's own
+    confidence interval (values ``ci_lo`` and ``ci_hi``, in ours' unit before the claim's ``scale``); ``A + B``:
+    the sum of absolute tolerances (``±5 + ci``: the paper's rounding and our noise). Braces in the reason name the
+    measurement's values (``over {n} jobs``). Without ``values`` (when a table is read) only the form is checked."""
     if not text:
         return DEFAULT_TOLERANCE
     if not reason:
         raise ClaimError(f"{where}: tolerance {text} without its reason (tolerance_reason)")
     said = reason.format(**values) if values else reason
     if " or " in text:
-        options = [tolerance(t, reason, where, values, paper, ours) for t in text.split(" or ")]
+        options = [tolerance(t, reason, where, values, paper, ours, scale) for t in text.split(" or ")]
         p, o = parse_number(paper), parse_number(ours)
         return widest(p.value, o.value, *options) if p is not None and o is not None else options[0]
+    if " + " in text or text == "ci":
+        widths = [_width(t, reason, where, values, scale) for t in text.split(" + ")]
+        if values is None or None in widths or sum(widths) <= 0:
+            return DEFAULT_TOLERANCE
+        return absolute(sum(widths), said)
     if text == "replicates":
         if values is None or ours is None or parse_number(ours) is None:
             return DEFAULT_TOLERANCE
@@ -114,8 +121,23 @@ def tolerance(text: str, reason: str, where: str, values: Mapping[str, Any] | No
     except ValueError:
         amount = math.nan
     if text[0] not in "×±" or not math.isfinite(amount):
-        raise ClaimError(f"{where}: tolerance {text!r} is not ×FACTOR, ±AMOUNT, ±K/√n or ±2√(p(1−p)/n), p = P")
+        raise ClaimError(f"{where}: tolerance {text!r} is not ×FACTOR, ±AMOUNT, ±K/√n, ±2√(p(1−p)/n), p = P, ci "
+                         "or a sum A + B")
     return (factor if text[0] == "×" else absolute)(amount, said)
+
+
+def _width(text: str, reason: str, where: str, values: Mapping[str, Any] | None, scale: float) -> float | None:
+    """The half-width of one term of a sum of absolute tolerances (``±A``, ``ci``, or one of the measured n), or
+    None where the measurement lacks what it needs."""
+    if text == "ci":
+        lo, hi = (values or {}).get("ci_lo"), (values or {}).get("ci_hi")
+        return None if lo is None or hi is None else scale * (hi - lo) / 2
+    t = tolerance(text, reason, where, values)
+    if values is not None and t == DEFAULT_TOLERANCE:  # a term of n without its n
+        return None
+    if t.kind != "absolute" and t != DEFAULT_TOLERANCE:
+        raise ClaimError(f"{where}: tolerance {text!r}: only absolute tolerances (±…) add up")
+    return t.value if t.kind == "absolute" else 0.0
 
 
 def read_claims(paths: Iterable[str | Path]) -> pl.DataFrame:
@@ -193,7 +215,7 @@ def judge(measured: pl.DataFrame, claims: pl.DataFrame, causes: Mapping[str, str
         scaled = ours * scale if isinstance(ours, float) else ours
         spec = Compare(item=claim["item"], unit=claim["unit"], scale=scale,
                        tolerance=tolerance(claim["tolerance"], claim["tolerance_reason"], claim["file"], values,
-                                           claim["paper"] or None, scaled),
+                                           claim["paper"] or None, scaled, scale),
                        scale_dependent=claim["relation"] == "count", relation=claim["relation"], claim=claim["id"],
                        reads_trace=claim["reads_trace"] == "yes")
         # a measured cause explains a deviation: named only where the row is outside its tolerance
