@@ -593,6 +593,8 @@ rule notebook_characterisation:
         ks=f"{RESULTS}/tables/unuvar_table6_ks.csv",
         overutilisation=f"{RESULTS}/tables/unuvar_table7_overutilisation.csv",
         sweep=f"{RESULTS}/tables/unuvar_gaussian_vs_beta_sweep.csv",
+        # the paper's Table 1 and Fig 3 lines, shown beside ours: its claims table (editing it redraws the notebook)
+        claims=str(Path(workflow.basedir, "workflow/papers/janus.tsv")),
     output:
         clusters=report(
             f"{RESULTS}/figures/characterisation_clusters.png",
