@@ -420,7 +420,7 @@ rule janus_summary:
     params:
         # Table 1's R: its own draw when larger than the realization matrix's (rule janus_total_usage)
         n_realizations=max(config["realizations"]["n_realizations"], CH_JANUS["table1_realizations"]),
-        code=code_digest("insufficient", "analysis.characterise", "report.summary"),
+        code=code_digest("insufficient", "analysis.characterise", "measure"),
     log:
         f"{RESULTS}/logs/characterise/janus_summary.log",
     benchmark:
