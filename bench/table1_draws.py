@@ -6,8 +6,9 @@ another? This realizes the run's long tasks again with R realizations (as the ru
 stream and seed), draws the sets first with the rule's own stream (the run's draw) and then ``--draws`` times
 with independent seeds, with the library's ``total_usage_samples`` and ``normality_table``, and prints per N
 each draw's rate, their mean, min and max, the run's draw and the paper's. The defaults are the default run's
-settings (4,000 repetitions, R = 10,000, characterise.seed 2017); ``characterise.TABLE1_DRAW_CAUSES`` quotes
-its output on the default run.
+settings (4,000 repetitions, R = 10,000, characterise.seed 2017); the causes of N = 250's and 500's rates
+(workflow/papers/causes/janus.t1.ad_rejection_n250.md, _n500.md) quote its output on the default run; the
+paper's rates are read from its claims (workflow/papers/janus.tsv).
 
     python bench/table1_draws.py results/synthetic-default [--draws 8] [--repetitions 4000] [--realizations 10000]
 """
@@ -26,6 +27,9 @@ from colocate import insufficient  # noqa: E402
 from colocate.analysis import characterise as ch  # noqa: E402
 from colocate.prep import realizations as rz  # noqa: E402
 from colocate.prep.tasks import TASK_KEY  # noqa: E402
+from colocate.report.claims import read_claims  # noqa: E402
+
+JANUS = Path(__file__).resolve().parents[1] / "workflow/papers/janus.tsv"
 
 
 def main() -> None:
@@ -63,9 +67,11 @@ def main() -> None:
         drawn.append(rates(np.random.default_rng(draw)))
         print(f"  draw {draw}: " + " / ".join(f"{r:.3f}" for r in drawn[-1]), flush=True)
     r = np.array(drawn)
+    claims = read_claims([JANUS])
+    printed = dict(zip(claims["id"], claims["paper"]))
     print(f"\n{'N':>5} {'mean':>6} {'min':>6} {'max':>6} {'run':>6} {'paper':>6}")
     for i, n in enumerate(sizes):
-        paper = float(ch.PAPER_TABLE1.get(n, ("nan",))[0])
+        paper = float(printed.get(f"janus.t1.ad_rejection_n{n}") or "nan")
         print(f"{n:>5} {r[:, i].mean():6.3f} {r[:, i].min():6.3f} {r[:, i].max():6.3f} {own[i]:6.3f} {paper:6.3f}")
 
 

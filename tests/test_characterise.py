@@ -9,6 +9,7 @@ next to the assertion, and parameter recovery on the synthetic trace.
 from __future__ import annotations
 
 import itertools
+import json
 import math
 
 import numpy as np
@@ -910,13 +911,11 @@ def test_rejection_shares_cluster_by_job():
     assert clustered["ci_lo"] == pytest.approx(0.25 - half, abs=0.01)
 
 
-def test_janus_summary_rows_carry_their_comparison():
-    """Every §3 row names its paper item; shares are shown in % on both sides; Fig 4's pair is split;
-    §3.4's tolerance is ours' CI half-width; an A-D row outside tolerance at R < 10,000 names R as its cause, and
-    at the paper's R, for the N measured by bench/table1_draws.py, the spread of the rate over draws of the sets."""
-    from colocate.report import summary
-
-    fig1 = pl.DataFrame({"k": [1, 20, 1000], "n": [50, 50, 5], "median": [0.5, 0.0, 0.0], "iqr": [1.4, 0.27, 0.03]})
+def janus_tables():
+    """Constructed Janus §3 tables: Fig 1 boxes that hold 0 symmetrically from k = 20 on and shrink with k, Figs 2–3,
+    §3.4 with its job-clustered CI, three cluster shares, Table 1 at N = 10 and 50 and one Fig 6 median."""
+    fig1 = pl.DataFrame({"k": [1, 20, 1000], "n": [50, 50, 5], "q1": [-0.4, -0.13, -0.014], "median": [0.5, 0.0, 0.0],
+                         "q3": [1.0, 0.14, 0.016], "iqr": [1.4, 0.27, 0.03]})
     fig2 = pl.DataFrame({"kind": ["inst", "avg"], "median": [0.022, 0.017], "share_above_other": [0.98, 0.02]})
     lines = pl.DataFrame({"kind": ["inst", "avg"], "intercept": [0.015, 0.0097], "intercept_lo": [0.0148, 0.0095],
                           "intercept_hi": [0.0152, 0.0099], "slope": [0.362, 0.312], "slope_lo": [0.357, 0.307],
@@ -925,31 +924,97 @@ def test_janus_summary_rows_carry_their_comparison():
     shares = pl.DataFrame({"share": [0.02, 0.126, 0.854]})
     table1 = pl.DataFrame({"N": [10, 50], "samples": [1000, 1000], "ad_rejection": [0.948, 0.483], "mean_total": [0.27, 1.38]})
     fig6 = pl.DataFrame({"N": [10], "percentile": [99.0], "median": [-0.05], "share_underestimated": [0.85]})
-    items = ch.janus_summary(fig1, fig2, lines, s34, shares, table1, fig6, n_realizations=2000)
-    t = summary.rows("S", items)
+    return fig1, fig2, lines, s34, shares, table1, fig6
+
+
+def test_janus_measurements_judged_against_the_papers_table():
+    """Every §3 row names its paper item and claim; shares are shown in % on both sides; Fig 4's pair is split; §3.4's
+    tolerance is ours' CI half-width plus 5 points; Table 1's rows name their N's claim and R in the note, and a rate
+    outside its tolerance names R's effect; Fig 6's median is judged against 'close to 0' (±0.05); Fig 2's share against
+    the paper's 'more variable'; no row is left not judged."""
+    from wfutil import judged
+
+    t = judged(ch.janus_measurements(*janus_tables(), n_realizations=2000))
     r = {row["quantity"]: row for row in t.iter_rows(named=True)}
-    assert t["item"].str.len_chars().min() > 0  # every row names the paper's item
+    assert t["item"].str.len_chars().min() > 0 and t["claim"].str.starts_with("janus.").all()
+    assert "not judged" not in t["verdict"].to_list()
     ks = r["§3.4: K-S rejects time invariance, Δ = 12"]
     assert (ks["unit"], ks["paper_value"], ks["ours_value"]) == ("%", 30.0, 27.1)
     assert ks["tolerance"] == "±8.05" and ks["within"] is True  # half of [24.0%, 30.1%], plus 5 points of rounding
-    assert "rounded to tens" in ks["tolerance_reason"]
+    assert ks["tolerance_reason"] == ("half-width of our share's 95% CI (7,055 tasks of 600 jobs (clustered by job)) "
+                                      "plus 5 points: the paper's 'roughly 30%' is rounded to tens")
+    assert ks["note"] == "95% CI [24.0%, 30.1%], 7,055 tasks of 600 jobs (clustered by job)"
     small, large = r["Fig 4: smallest of 3 cluster shares"], r["Fig 4: largest of 3 cluster shares"]
     assert (small["paper"], small["ours"], small["paper_value"], small["ours_value"]) == ("1.4%", "2%", 1.4, 2.0)
     assert (large["paper_value"], large["ours_value"], large["within"]) == (17.6, pytest.approx(85.4), False)
-    assert r["Fig 2: share of tasks with inst std > avg std"]["ours"] == "98%"
-    assert r["Fig 2: median inst std"]["ours_value"] == 0.022 and r["Fig 2: median avg std"]["ours_value"] == 0.017
+    share = r["Fig 2: share of tasks with inst std > avg std"]
+    assert (share["ours"], share["paper_value"], share["tolerance"], share["verdict"]) == ("98%", 50.0, "≥", "within")
+    assert r["Fig 2: median inst std"]["ours_value"] == 0.022 and r["Fig 2: median avg std"]["verdict"] == "no paper value"
     within, outside = r["Table 1: A-D rejection rate, N = 10"], r["Table 1: A-D rejection rate, N = 50"]
-    assert within["within"] and within["cause"] == ""
-    assert outside["within"] is False and outside["cause"].startswith("R = 2,000 realizations per task")
+    assert (within["claim"], within["within"], within["cause"]) == ("janus.t1.ad_rejection_n10", True, "")
+    assert within["note"] == "1,000 samples, R = 2,000 realizations (paper: 10,000)"
+    assert outside["within"] is False and outside["cause"].startswith("the A-D test's power")  # 0.483 < 0.784 / 1.5
+    assert r["Table 1: mean total μ̄_j, N = 50"]["paper"] == "1.37"
     assert r["Fig 3: avg std-vs-mean intercept"]["tolerance"] == "×1.5"  # the default: no reason for another
-    at_paper_r = {row[0]: row[4] for row in ch.janus_summary(fig1, fig2, lines, s34, shares, table1, fig6, n_realizations=10000)}
-    # R is the paper's: only an N whose spread over draws of the sets was measured names it; N = 50 has none
-    assert at_paper_r["Table 1: A-D rejection rate, N = 50"].cause == ""
-    assert at_paper_r["Table 1: A-D rejection rate, N = 10"].cause == ""
-    table500 = pl.DataFrame({"N": [250, 500], "samples": [1000, 1000], "ad_rejection": [0.226, 0.133], "mean_total": [6.8, 13.7]})
-    by_n = {row[0]: row[4] for row in ch.total_usage_rows(table500, fig6, 10000, draw_causes=ch.TABLE1_DRAW_CAUSES)}
-    assert by_n["Table 1: A-D rejection rate, N = 500"].cause == ch.TABLE1_DRAW_CAUSES[500]  # 0.133 > 1.5 × 0.087
-    assert by_n["Table 1: A-D rejection rate, N = 250"].cause == ""  # within: no cause
+    assert r["Fig 3: inst std-vs-mean slope"]["note"] == "95% CI [0.357, 0.368], OLS over 50 tasks"
+    f6 = r["Fig 6: median (F⁻¹(k) − P_k)/P_k, N = 10, k = 99"]
+    assert (f6["paper_value"], f6["tolerance"], f6["within"]) == (0.0, "±0.05", True)  # −0.05 at the band's edge
+    assert f6["note"] == "underestimated in 85% of samples; paper: medians ≈ 0, high percentiles underestimated"
+    fig1 = [q for q in r if q.startswith("Fig 1")]
+    assert fig1 == ["Fig 1: IQR of relative difference, k = 1", "Fig 1: IQR of relative difference, k = 20",
+                    "Fig 1: IQR of relative difference, k = 1000", "Fig 1: IQR of relative difference, k ≥ 20",
+                    "Fig 1: IQR of relative difference as k grows"]
+    assert r["Fig 1: IQR of relative difference, k = 1"]["note"] == (
+        "median 0.5, 50 tasks; paper: IQR symmetric around 0 from k ≈ 15, shrinking with k")
+    assert r["Fig 1: IQR of relative difference, k ≥ 20"]["verdict"] == "within"
+    assert r["Fig 1: IQR of relative difference as k grows"]["ours"] == "the more samples, the smaller"
+
+
+def test_table1_rows_of_an_n_the_paper_does_not_report_have_no_paper_value_and_its_causes_are_by_n():
+    """N = 150 (the tiny scale's) answers the claim without a paper value; at the paper's R, N = 500's rate of 0.133
+    (> 1.5 × 0.087) names the spread of the rate over draws of the sets, N = 250's 0.226 (within) none."""
+    from wfutil import judged
+
+    table1 = pl.DataFrame({"N": [150, 250, 500], "samples": [100, 1000, 1000], "ad_rejection": [0.07, 0.226, 0.133],
+                           "mean_total": [4.3, 6.8, 13.7]})
+    fig6 = pl.DataFrame({"N": [150], "percentile": [95.0], "median": [-0.001], "share_underestimated": [0.6]})
+    r = {row["quantity"]: row for row in judged(ch.total_usage_measurements(table1, fig6, 10000)).iter_rows(named=True)}
+    assert (r["Table 1: A-D rejection rate, N = 150"]["claim"], r["Table 1: A-D rejection rate, N = 150"]["verdict"]) == (
+        "janus.t1.ad_rejection", "no paper value")
+    assert r["Table 1: mean total μ̄_j, N = 150"]["verdict"] == "no paper value"
+    assert r["Table 1: A-D rejection rate, N = 500"]["cause"].startswith("at the paper's R = 10,000 realizations the rate "
+                                                                          "depends on the sets drawn")
+    assert "N = 500's rate is 0.106–0.120" in r["Table 1: A-D rejection rate, N = 500"]["cause"]
+    assert r["Table 1: A-D rejection rate, N = 250"]["cause"] == ""  # within: no cause
+
+
+@pytest.mark.parametrize(("q1", "q3", "ratio"), [
+    (-0.13, 0.14, 0.13 / 0.14),  # k = 20 of the default run, about: symmetric
+    (-0.038, 0.019, 0.5),        # the lower side twice the upper: at the threshold
+    (-0.46, 0.98, 0.46 / 0.98),  # k = 1: skewed
+    (0.01, 0.2, 0.0),            # the box does not hold 0
+    (-0.2, 0.0, 0.0),
+])
+def test_box_symmetry_is_the_shorter_side_over_the_longer(q1, q3, ratio):
+    assert ch.box_symmetry(q1, q3) == pytest.approx(ratio)
+
+
+def test_fig1_statements_in_the_papers_words_or_where_they_fail():
+    """Boxes from k = 20 on (the first k ≥ 15): at k = 500 the upper side is under half the lower (0.01 / 0.03), so not
+    symmetric there; the IQR grows from k = 200 to 500, so 'not smaller at k = 500'; the three IQR rows are k = 1,
+    20 and 1000."""
+    fig1 = pl.DataFrame({"k": [1, 2, 20, 200, 500, 1000], "n": [9] * 6,
+                         "q1": [-0.4, -0.3, -0.1, -0.02, -0.03, -0.01], "median": [0.3, 0.2, 0.0, 0.0, -0.01, 0.0],
+                         "q3": [1.0, 0.8, 0.1, 0.02, 0.01, 0.01], "iqr": [1.4, 1.1, 0.2, 0.04, 0.04 + 1e-9, 0.02]})
+    m = {x["id"]: x for x in ch.fig1_measurements(fig1)}
+    iqr = [(json.loads(x["values"])["k"], x["value"]) for x in ch.fig1_measurements(fig1) if x["id"] == "janus.fig1.iqr"]
+    assert iqr == [(1, 1.4), (20, 0.2), (1000, 0.02)]
+    assert m["janus.fig1.symmetric"]["text"] == "not symmetric around 0 at k = 500"
+    assert m["janus.fig1.symmetric"]["note"].endswith("(least 0.33, k = 500)")
+    assert m["janus.fig1.shrinking"]["text"] == "not smaller at k = 500 (than at 200)"
+    good = fig1.with_columns(pl.Series("q1", [-0.4, -0.3, -0.1, -0.02, -0.02, -0.01]), pl.Series("iqr", [1.4, 1.1, 0.2, 0.04, 0.03, 0.02]))
+    texts = {x["id"]: x["text"] for x in ch.fig1_measurements(good)}
+    assert (texts["janus.fig1.symmetric"], texts["janus.fig1.shrinking"]) == ("symmetric around 0", "the more samples, the smaller")
 
 
 def test_machine_concurrency_by_bucket_on_the_real_sample():
@@ -965,16 +1030,16 @@ def test_machine_concurrency_by_bucket_on_the_real_sample():
     assert aggregate.machine_concurrency(parts).equals(whole)
 
 
-def test_fig4_smallest_share_names_its_cause_only_where_given_and_outside():
-    """A smallest share of 0.5% (the paper's 1.4%, ×1.5: outside) names the cause the caller passes (the Google
-    trace's summary) and none on another trace; 1.2% is within and names none."""
-    from colocate.report import summary
+def test_fig4_smallest_share_names_its_cause_only_outside():
+    """A smallest share of 0.5% (the paper's 1.4%, ×1.5: outside) names its measured cause, a synthetic model's (left
+    out on a real trace); 1.2% is within and names none."""
+    from wfutil import judged
 
-    def smallest(shares, cause=""):
-        rows = summary.rows("S", ch.cluster_rows(pl.DataFrame({"cluster": range(len(shares)), "share": shares}), cause))
+    def smallest(shares):
+        rows = judged(ch.cluster_measurements(pl.DataFrame({"cluster": range(len(shares)), "share": shares})))
         return rows.filter(pl.col("quantity").str.starts_with("Fig 4: smallest")).row(0, named=True)
 
-    low = [0.005, 0.2, 0.795]
-    assert smallest(low)["within"] is False and smallest(low)["cause"] == ""
-    assert smallest(low, ch.CAUSE_SMALLEST_CLUSTER)["cause"] == ch.CAUSE_SMALLEST_CLUSTER
-    assert smallest([0.012, 0.2, 0.788], ch.CAUSE_SMALLEST_CLUSTER)["cause"] == ""
+    low = smallest([0.005, 0.2, 0.795])
+    assert low["within"] is False and low["cause"].startswith("synthetic model: the trace's draw")
+    assert "2026" not in low["cause"]  # a cause carries no dates
+    assert smallest([0.012, 0.2, 0.788])["cause"] == ""

@@ -220,6 +220,43 @@ def test_cpumem_tables_passes_an_upstream_status_on(tmp_path):
     assert insufficient.read_status(outputs["table"]).origin == upstream.analysis
 
 
+# ----------------------------------------------------------------------------- characterise_janus_summary
+
+
+def test_janus_summary_writes_measurements_judged_against_janus_tsv(tmp_path):
+    """Janus §3's tables of a trace without instantaneous samples (no Fig 1): the part is measurements (not rows),
+    judged against workflow/papers/janus.tsv with no Fig 1 row and none not judged; §3.4's tolerance is its CI's
+    half-width plus 5 points (Δ = 24: 45% within 30 ± (20 + 5))."""
+    tables = {
+        "fig2": pl.DataFrame({"kind": ["inst", "avg"], "median": [0.022, 0.017], "share_above_other": [0.98, 0.02]}),
+        "fig3": pl.DataFrame({"kind": ["inst", "avg"], "intercept": [0.015, 0.0097], "intercept_lo": [0.0148, 0.0095],
+                              "intercept_hi": [0.0152, 0.0099], "slope": [0.362, 0.312], "slope_lo": [0.357, 0.307],
+                              "slope_hi": [0.368, 0.316], "n_tasks": [50, 50]}),
+        "shares": pl.DataFrame({"cluster": [0, 1, 2], "share": [0.02, 0.126, 0.854]}),
+        "table1": pl.DataFrame({"N": [10, 50], "samples": [1000, 1000], "ad_rejection": [0.98, 0.75], "mean_total": [0.27, 1.38]}),
+        "fig6": pl.DataFrame({"N": [10, 50], "percentile": [99.9, 99.9], "median": [-0.07, -0.01], "share_underestimated": [0.8, 0.7]}),
+    }
+    inputs = {}
+    for name, frame in tables.items():
+        frame.write_csv(inputs.setdefault(name, tmp_path / f"{name}.csv"))
+    pl.DataFrame({"delta": [12, 24], "n_tasks": [40, 20], "rejected": [12, 9], "share": [0.3, 0.45], "ci_lo": [0.2, 0.25],
+                  "ci_hi": [0.4, 0.65], "jobs": [8, 5]}).write_csv(inputs.setdefault("s34", tmp_path / "s34.csv"))
+    out = tmp_path / "characterise_janus.csv"
+    rulescript.call(rulescript.load(SCRIPTS / "characterise_janus_summary.py"), inputs=inputs, outputs=[out],
+                    params={"n_realizations": 10000}, log=tmp_path / "summary.log")
+    from colocate.report import claims
+
+    assert claims.read_measurements(out) is not None
+    rows = judged(pl.read_csv(out, schema=measure.MEASUREMENT_COLUMNS).to_dicts())
+    quantities = rows["quantity"].to_list()
+    assert not [q for q in quantities if q.startswith("Fig 1")]
+    assert "not judged" not in rows["verdict"].to_list() and len(quantities) == 2 + 1 + 4 + 2 + 2 + 4 + 2
+    s34 = rows.filter(pl.col("quantity") == "§3.4: K-S rejects time invariance, Δ = 24").row(0, named=True)
+    assert (s34["ours"], s34["tolerance"], s34["within"]) == ("45.0%", "±25", True)
+    fig6 = rows.filter(pl.col("quantity").str.starts_with("Fig 6")).select("ours_value", "within").rows()
+    assert fig6 == [(-0.07, False), (-0.01, True)]  # 'close to 0': within ±0.05
+
+
 # ----------------------------------------------------------------------------- janus_time_invariance
 
 S34_OUTPUTS = {"tests": "ks.parquet", "table": "s34.csv", "figure": "s34.png"}

@@ -420,7 +420,7 @@ rule janus_summary:
     params:
         # Table 1's R: its own draw when larger than the realization matrix's (rule janus_total_usage)
         n_realizations=max(config["realizations"]["n_realizations"], CH_JANUS["table1_realizations"]),
-        code=code_digest("insufficient", "analysis.characterise", "report.summary"),
+        code=code_digest("insufficient", "analysis.characterise", "measure"),
     log:
         f"{RESULTS}/logs/characterise/janus_summary.log",
     benchmark:
@@ -593,6 +593,8 @@ rule notebook_characterisation:
         ks=f"{RESULTS}/tables/unuvar_table6_ks.csv",
         overutilisation=f"{RESULTS}/tables/unuvar_table7_overutilisation.csv",
         sweep=f"{RESULTS}/tables/unuvar_gaussian_vs_beta_sweep.csv",
+        # the paper's Table 1 and Fig 3 lines, shown beside ours: its claims table (editing it redraws the notebook)
+        claims=str(Path(workflow.basedir, "workflow/papers/janus.tsv")),
     output:
         clusters=report(
             f"{RESULTS}/figures/characterisation_clusters.png",

@@ -1,10 +1,10 @@
-"""Headline numbers of Janus & Rzadca §3 beside the paper's (a part of results/summary.md): the rows of every
-table its analysis gave; a table that did not apply to the trace, or lacked data, gives none."""
+"""What Janus & Rzadca §3 reports, as measured here (a part of results/summary.md, judged there against
+workflow/papers/janus.tsv): the measurements of every table its analysis gave; a table that did not apply to the
+trace, or lacked data, gives none."""
 import polars as pl
 
-from colocate import insufficient, rulescript
+from colocate import insufficient, measure, rulescript
 from colocate.analysis import characterise as ch
-from colocate.report import summary
 
 ANALYSIS = "Janus & Rzadca §3, headline numbers"
 TABLES = ("fig1", "fig2", "fig3", "s34", "shares", "table1", "fig6")
@@ -19,9 +19,9 @@ def main(inputs, outputs, params, log):
         log.warning("%s: %s", ANALYSIS, first.reason)
         return
     tables = [pl.read_csv(paths[n]) if paths[n] and not status[n] else None for n in TABLES]
-    rows = ch.janus_summary(*tables, n_realizations=params.n_realizations)
-    summary.rows("Task characterisation (Janus & Rzadca §3)", rows).write_csv(outputs[0])
-    log.info("%d summary rows; without %s", len(rows), [n for n in TABLES if not paths[n] or status[n]] or "none")
+    measured = ch.janus_measurements(*tables, n_realizations=params.n_realizations)
+    measure.measurements(measured).write_csv(outputs[0])
+    log.info("%d measurements; without %s", len(measured), [n for n in TABLES if not paths[n] or status[n]] or "none")
 
 
 if __name__ == "__main__":

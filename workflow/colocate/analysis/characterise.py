@@ -30,13 +30,14 @@ from __future__ import annotations
 
 import warnings
 import zlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import polars as pl
 
 from colocate.insufficient import InsufficientData
+from colocate.measure import measurement
 from colocate.prep.tasks import HIST_BINS, TASK_KEY
 
 # scipy, statsmodels, scikit-learn and matplotlib are imported where they are used: each rule
@@ -44,27 +45,12 @@ from colocate.prep.tasks import HIST_BINS, TASK_KEY
 
 #: Fig 1's numbers of instantaneous samples k (Janus & Rzadca §3.2).
 SAMPLING_KS = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000)
-#: §3.3's trend lines [intercept, slope] of std vs mean, as the paper prints them.
-PAPER_STD_LINES = {"inst": ("0.015", "0.36"), "avg": ("0.010", "0.31")}
-#: Table 1 of Janus & Rzadca: N → (A-D rejection rate, mean total μ̄_j), as printed.
-PAPER_TABLE1 = {
-    10: ("0.991", "0.27"),
-    20: ("0.965", "0.55"),
-    30: ("0.923", "0.82"),
-    50: ("0.784", "1.37"),
-    100: ("0.493", "2.74"),
-    250: ("0.183", "6.85"),
-    500: ("0.087", "13.69"),
-}
-#: The measured causes of a Table 1 rate outside its tolerance at the paper's R (issue 13), by N: the rate varies
-#: with the sets drawn (bench/table1_draws.py results/synthetic-default: the default run's tasks, 8 independent
-#: draws of 4,000 samples per N, beside the run's own draw).
-TABLE1_DRAW_CAUSES = {
-    n: (f"the rate depends on the sets drawn: over 8 independent draws of 4,000 samples per N on the default run's "
-        f"tasks and R = 10,000 realizations, N = {n}'s rate is {lo}–{hi} (mean {mean}); the default seed's own draw "
-        f"gives {own} (bench/table1_draws.py)")
-    for n, lo, hi, mean, own in [(500, "0.106", "0.120", "0.113", "0.122"), (250, "0.214", "0.236", "0.225", "0.219")]
-}
+#: The sizes N Table 1 reports (its columns, Janus & Rzadca §3.6): a row of one of them answers the claim of its N
+#: (``janus.t1.ad_rejection_n10`` …, ``workflow/papers/janus.tsv``), a row of another N the claim without a paper value.
+TABLE1_SIZES = (10, 20, 30, 50, 100, 250, 500)
+#: Fig 1's box is symmetric around 0 when it holds 0 and its shorter side is at least this share of its longer one:
+#: neither side of the interquartile range more than twice the other.
+FIG1_SYMMETRY = 0.5
 KINDS = ("inst", "avg")
 WINDOW_KS_SCHEMA = {"task": pl.Int64, "n_windows": pl.Int64, "window_1": pl.Int64, "window_2": pl.Int64,
                     "statistic": pl.Float64, "pvalue": pl.Float64}
@@ -741,114 +727,103 @@ def task_moments(rows: pl.DataFrame, stats_: pl.DataFrame, kind: str = "inst") -
     return m[f"{kind}_mean"].to_numpy(), m[f"{kind}_std"].to_numpy()
 
 
-def janus_summary(
+def janus_measurements(
     fig1: pl.DataFrame | None, fig2: pl.DataFrame | None, lines: pl.DataFrame | None, s34: pl.DataFrame | None,
-    shares: pl.DataFrame | None, table1: pl.DataFrame | None, fig6: pl.DataFrame | None, n_realizations: int | None = None,
-) -> list[tuple]:
-    """Headline numbers of Janus & Rzadca §3 beside the paper's: ``(quantity, paper, ours, note, Compare)`` rows.
+    shares: pl.DataFrame | None, table1: pl.DataFrame | None, fig6: pl.DataFrame | None, n_realizations: int,
+) -> list[dict]:
+    """What Janus & Rzadca §3 reports, as measured here, by the claim it answers (``workflow/papers/janus.tsv``).
 
-    ``n_realizations`` (R) goes into Table 1's note: the A-D test's power, hence its rejection
-    rate, grows with R, and the paper uses R = 10,000; below it, an A-D row outside its tolerance
-    names that measured cause. A table that is None (its analysis did not apply, or lacked data) gives no rows.
-    """
-    from colocate.report.compare import Compare, absolute
-
-    out: list[tuple] = []
-    ks = fig1["k"].to_list() if fig1 is not None else []
-    for k in (ks[0], next((k for k in ks if k >= 15), ks[-1]), ks[-1]) if ks else ():
-        r = fig1.filter(pl.col("k") == k).row(0, named=True)
-        out.append((f"Fig 1: IQR of relative difference, k = {k}", None, r["iqr"],
-                    f"median {r['median']:.3g}, {_count(r['n'])} tasks; paper: IQR symmetric around 0 from k ≈ 15, shrinking with k",
-                    Compare(item="Fig 1")))
+    ``n_realizations`` (R, the realizations per task summed for Table 1) goes into Table 1's note: the A-D test's
+    power, hence its rejection rate, grows with R. A table that is None (its analysis did not apply, or lacked data)
+    gives no measurements."""
+    out: list[dict] = []
+    fig1_rows = fig1_measurements(fig1) if fig1 is not None and fig1.height else []
+    out += [m for m in fig1_rows if m["id"] == "janus.fig1.iqr"]
     if fig2 is not None and lines is not None:
-        out += variability_rows(fig2, lines)
+        out += variability_measurements(fig2, lines)
     for r in s34.iter_rows(named=True) if s34 is not None else ():
         clustered = f" of {_count(r['jobs'])} jobs (clustered by job)" if r.get("jobs") is not None else ""
-        # ours is a share of a few thousand tasks whose jobs make them alike: its 95% CI is the noise; the
-        # paper's "roughly 30%" is rounded to tens, so it stands for 25–35%
-        half = 100 * (r["ci_hi"] - r["ci_lo"]) / 2
-        spec = Compare(item="§3.4", unit="%", tolerance=absolute(
-            half + 5, f"half-width of our share's 95% CI ({_count(r['n_tasks'])} tasks{clustered}) plus 5 points: the "
-                      "paper's 'roughly 30%' is rounded to tens"))
-        out.append((f"§3.4: K-S rejects time invariance, Δ = {r['delta']}", "≈ 30%", f"{r['share']:.1%}",
-                    f"95% CI [{r['ci_lo']:.1%}, {r['ci_hi']:.1%}], {_count(r['n_tasks'])} tasks{clustered}", spec))
+        # ours is a share of a few thousand tasks whose jobs make them alike: its 95% CI is the noise (the claim's
+        # tolerance adds it to the paper's rounding)
+        sample = f"{_count(r['n_tasks'])} tasks{clustered}"
+        out.append(measurement("janus.s34.rejected", f"{r['share']:.1%}", f"95% CI [{r['ci_lo']:.1%}, {r['ci_hi']:.1%}], {sample}",
+                               delta=int(r["delta"]), ci_lo=r["ci_lo"], ci_hi=r["ci_hi"], sample=sample))
     if shares is not None:
-        out += cluster_rows(shares, CAUSE_SMALLEST_CLUSTER)
+        out += cluster_measurements(shares)
     if table1 is not None and fig6 is not None:
-        out += total_usage_rows(table1, fig6, n_realizations, draw_causes=TABLE1_DRAW_CAUSES)
+        out += total_usage_measurements(table1, fig6, n_realizations)
+    # Fig 1's statements (symmetric around 0, shrinking with k) close the section, after the rows it had before them
+    return out + [m for m in fig1_rows if m["id"] != "janus.fig1.iqr"]
+
+
+def fig1_measurements(fig1: pl.DataFrame) -> list[dict]:
+    """Fig 1 (§3.2): the IQR of the relative difference at the first k, at the first k ≥ 15 (from which the paper
+    reads it as symmetric around 0) and at the last k; whether every box from there on is symmetric around 0
+    (:data:`FIG1_SYMMETRY`), and whether the IQR shrinks as k grows, in the paper's words."""
+    f = fig1.sort("k")
+    ks = f["k"].to_list()
+    by_k = {r["k"]: r for r in f.iter_rows(named=True)}
+    middle = next((k for k in ks if k >= 15), ks[-1])
+    out = [measurement("janus.fig1.iqr", by_k[k]["iqr"], f"median {by_k[k]['median']:.3g}, {_count(by_k[k]['n'])} tasks", k=k)
+           for k in (ks[0], middle, ks[-1])]
+    sides = {k: box_symmetry(by_k[k]["q1"], by_k[k]["q3"]) for k in ks if k >= middle}
+    skewed = [k for k, ratio in sides.items() if ratio < FIG1_SYMMETRY]
+    least = min(sides, key=sides.get)
+    out.append(measurement(
+        "janus.fig1.symmetric",
+        "symmetric around 0" if not skewed else "not symmetric around 0 at k = " + ", ".join(f"{k:,}" for k in skewed),
+        f"each box holds 0 and its shorter side is at least {FIG1_SYMMETRY:g} of its longer (least {sides[least]:.2f}, "
+        f"k = {least:,})", k=middle))
+    iqr = f["iqr"].to_list()
+    grew = [(a, b) for (a, x), (b, y) in zip(zip(ks, iqr), zip(ks[1:], iqr[1:])) if y >= x]
+    out.append(measurement(
+        "janus.fig1.shrinking",
+        "the more samples, the smaller" if not grew else "not smaller at k = " + ", ".join(f"{b:,} (than at {a:,})" for a, b in grew),
+        f"IQR {iqr[0]:.3g} at k = {ks[0]:,}, {iqr[-1]:.3g} at k = {ks[-1]:,}"))
     return out
 
 
-def total_usage_rows(table1: pl.DataFrame, fig6: pl.DataFrame, n_realizations: int | None = None, total_note: str = "",
-                     draw_causes: Mapping[int, str] | None = None) -> list[tuple]:
-    """Janus §3.6's summary rows: Table 1's A-D rejection rate and mean total μ̄_j per N beside the paper's, and Fig
-    6's median relative difference for the smallest and largest N. ``total_note`` says the totals' unit where it is
-    not the paper's normalised CPU; ``draw_causes`` maps N to the measured cause of its rate outside its tolerance at
-    the paper's R (:data:`TABLE1_DRAW_CAUSES`, measured on the default run); other N name none."""
-    from colocate.report.compare import Compare, cause_if_outside, compare
+def box_symmetry(q1: float, q3: float) -> float:
+    """How symmetric a box [q1, q3] is around 0: its shorter side over its longer (1 = symmetric), 0 when it does
+    not hold 0."""
+    below, above = -q1, q3
+    if below <= 0 or above <= 0:
+        return 0.0
+    return min(below, above) / max(below, above)
 
-    out: list[tuple] = []
-    r_cause = (f"R = {n_realizations:,} realizations per task, not the paper's 10,000, and the A-D test's power grows "
-               "with R (measured on the same synthetic tasks: R = 10,000 gives 0.98 / 0.72 / 0.50 / 0.23 "
-               "for N = 10 / 50 / 100 / 250; README)"
-               if n_realizations and n_realizations < 10_000 else "")
+
+def total_usage_measurements(table1: pl.DataFrame, fig6: pl.DataFrame, n_realizations: int) -> list[dict]:
+    """Janus §3.6: Table 1's A-D rejection rate and mean total μ̄_j per N (the claim of its N where Table 1 reports
+    it, :data:`TABLE1_SIZES`), and Fig 6's median relative difference for the smallest and largest N."""
+    out: list[dict] = []
     for r in table1.iter_rows(named=True):
-        ad, mu = PAPER_TABLE1.get(int(r["N"]), (None, None))
-        with_r = f", R = {n_realizations:,} realizations (paper: 10,000)" if n_realizations else ""
-        spec = Compare(item="Table 1")
-        if r_cause and compare(ad, r["ad_rejection"], spec)["within"] is False:
-            spec = Compare(item="Table 1", cause=r_cause)
-        elif not r_cause:
-            spec = cause_if_outside(ad, r["ad_rejection"], spec, (draw_causes or {}).get(int(r["N"]), ""))
-        out.append((f"Table 1: A-D rejection rate, N = {r['N']}", ad, r["ad_rejection"], f"{_count(r['samples'])} samples{with_r}", spec))
-        out.append((f"Table 1: mean total μ̄_j, N = {r['N']}", mu, r["mean_total"], total_note, Compare(item="Table 1")))
+        n = int(r["N"])
+        suffix = f"_n{n}" if n in TABLE1_SIZES else ""
+        out.append(measurement(f"janus.t1.ad_rejection{suffix}", r["ad_rejection"], N=n, samples=int(r["samples"]),
+                               realizations=int(n_realizations)))
+        out.append(measurement(f"janus.t1.mean_total{suffix}", r["mean_total"], N=n))
     for r in fig6.filter(pl.col("N").is_in([fig6["N"].min(), fig6["N"].max()])).iter_rows(named=True):
-        out.append((f"Fig 6: median (F⁻¹(k) − P_k)/P_k, N = {r['N']}, k = {r['percentile']:g}", None, r["median"],
-                    f"underestimated in {r['share_underestimated']:.0%} of samples; paper: medians ≈ 0, high percentiles underestimated",
-                    Compare(item="Fig 6")))
+        out.append(measurement("janus.fig6.median", r["median"], f"underestimated in {r['share_underestimated']:.0%} of samples",
+                               N=int(r["N"]), k=f"{r['percentile']:g}"))
     return out
 
 
-def variability_rows(fig2: pl.DataFrame, lines: pl.DataFrame) -> list[tuple]:
-    """Janus Figs 2-3's summary rows: the median std of inst and avg, the share with inst std > avg std, and the
-    OLS std-vs-mean lines beside the paper's."""
-    from colocate.report.compare import Compare
-
-    out: list[tuple] = []
+def variability_measurements(fig2: pl.DataFrame, lines: pl.DataFrame) -> list[dict]:
+    """Janus Figs 2-3: the median std of inst and avg, the share of tasks with inst std > avg std, and the OLS
+    std-vs-mean lines."""
     st = {r["kind"]: r for r in fig2.iter_rows(named=True)}
-    for kind in KINDS:
-        out.append((f"Fig 2: median {kind} std", None, st[kind]["median"], "paper: inst is more variable than avg",
-                    Compare(item="Fig 2")))
-    out.append(("Fig 2: share of tasks with inst std > avg std", None, st["inst"]["share_above_other"], "",
-                Compare(item="Fig 2", unit="%", scale=100)))
+    out = [measurement("janus.fig2.median_std", st[kind]["median"], kind=kind) for kind in KINDS]
+    out.append(measurement("janus.fig2.inst_above_avg", st["inst"]["share_above_other"]))
     for r in lines.iter_rows(named=True):
-        pi, ps = PAPER_STD_LINES[r["kind"]]
-        out.append((f"Fig 3: {r['kind']} std-vs-mean slope", ps, r["slope"],
-                    f"95% CI [{r['slope_lo']:.3f}, {r['slope_hi']:.3f}], OLS over {_count(r['n_tasks'])} tasks", Compare(item="Fig 3")))
-        out.append((f"Fig 3: {r['kind']} std-vs-mean intercept", pi, r["intercept"],
-                    f"95% CI [{r['intercept_lo']:.4f}, {r['intercept_hi']:.4f}]", Compare(item="Fig 3")))
+        out.append(measurement(f"janus.fig3.{r['kind']}_slope", r["slope"],
+                               f"95% CI [{r['slope_lo']:.3f}, {r['slope_hi']:.3f}], OLS over {_count(r['n_tasks'])} tasks"))
+        out.append(measurement(f"janus.fig3.{r['kind']}_intercept", r["intercept"],
+                               f"95% CI [{r['intercept_lo']:.4f}, {r['intercept_hi']:.4f}]"))
     return out
 
 
-#: Measured cause where Fig 4's smallest cluster share misses the paper's (issue 13): it is the draw's.
-CAUSE_SMALLEST_CLUSTER = (
-    "the trace's draw: the smallest of 16 k-means cluster shares is an extreme of one clustering of one draw. Fig 4 "
-    "clusters long tasks (2 h or more), which the last change to the model (synthetic.small_task_max_cv, small tasks "
-    "only) left alone but redrew through the shared random stream. Over 11 default-scale runs on 2026-11-27 (trace "
-    "seeds 20110501, 1 and 2 before and after that change, and 5 other model variants) it spans 0.24-1.97%, median "
-    "1.17%, and 9 of the 11 lie within 1.5x of the paper's 1.4%; on the current model 3 of 9 trace seeds fall "
-    "outside (0.63 / 0.24 / 0.31%; the other six 1.40-1.83%, 2026-11-28). The largest share (13.9-16.5%) stays within on all 11"
-)
-
-
-def cluster_rows(shares: pl.DataFrame, smallest_cause: str = "") -> list[tuple]:
-    """Janus Fig 4's summary rows: the smallest and largest cluster shares beside the paper's 1.4% and 17.6%;
-    ``smallest_cause`` names the measured cause of a smallest share outside its tolerance (the Google trace's:
-    :data:`CAUSE_SMALLEST_CLUSTER`; another trace names none)."""
-    from colocate.report.compare import Compare, cause_if_outside
-
+def cluster_measurements(shares: pl.DataFrame) -> list[dict]:
+    """Janus Fig 4: the smallest and largest cluster shares."""
     s = shares["share"].to_numpy()
-    fig4 = Compare(item="Fig 4", unit="%", scale=100)
-    smallest = cause_if_outside("1.4%", float(s.min()), fig4, smallest_cause)
-    return [(f"Fig 4: smallest of {s.size} cluster shares", "1.4%", float(s.min()), "§3.5", smallest),
-            (f"Fig 4: largest of {s.size} cluster shares", "17.6%", float(s.max()), "§3.5", fig4)]
+    return [measurement("janus.fig4.smallest_share", float(s.min()), clusters=s.size),
+            measurement("janus.fig4.largest_share", float(s.max()), clusters=s.size)]

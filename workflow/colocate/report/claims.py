@@ -87,9 +87,11 @@ for a share shown in %), rounded to 2 significant digits; with no
     (``se``: a statistic's spread that no constant K states, e.g. a mean rare-event rate over instances). ``±zero of
     n``: where ours is zero (no event in the measurement's ``n`` trials), the upper end of the exact (Clopper–Pearson)
     two-sided 95% interval of a zero count, 1 − 0.025^(1/n) ≈ 3.7/n. Each without its value (or with a zero one),
-    or ``±zero of n`` where ours is not zero, is the default factor; both rounded to 2 significant digits. Braces in
-    the reason name the measurement's values (``over {n} jobs``). Without ``values`` (when a table is read) only the
-    form is checked."""
+    or ``±zero of n`` where ours is not zero, is the default factor; both rounded to 2 significant digits. ``ci``:
+    half the width of the measurement's own confidence interval (values ``ci_lo`` and ``ci_hi``, in ours' unit
+    before the claim's ``scale``); ``A + B``: the sum of absolute tolerances (``±5 + ci``: the paper's rounding and
+    our noise). Braces in the reason name the measurement's values (``over {n} jobs``). Without ``values`` (when a
+    table is read) only the form is checked."""
     if not text:
         return DEFAULT_TOLERANCE
     if not reason:
@@ -99,6 +101,11 @@ for a share shown in %), rounded to 2 significant digits; with no
         options = [tolerance(t, reason, where, values, paper, ours, scale) for t in text.split(" or ")]
         p, o = parse_number(paper), parse_number(ours)
         return widest(p.value, o.value, *options) if p is not None and o is not None else options[0]
+    if " + " in text or text == "ci":
+        widths = [_width(t, reason, where, values, scale) for t in text.split(" + ")]
+        if values is None or None in widths or sum(widths) <= 0:
+            return DEFAULT_TOLERANCE
+        return absolute(sum(widths), said)
     if text == "replicates":
         if values is None or ours is None or parse_number(ours) is None:
             return DEFAULT_TOLERANCE
@@ -130,8 +137,23 @@ for a share shown in %), rounded to 2 significant digits; with no
     except ValueError:
         amount = math.nan
     if text[0] not in "×±" or not math.isfinite(amount):
-        raise ClaimError(f"{where}: tolerance {text!r} is not ×FACTOR, ±AMOUNT, ±K/√n, ±2√(p(1−p)/n), p = P, ±2 SE, ±zero of n, replicates, or A or B")
+        raise ClaimError(f"{where}: tolerance {text!r} is not ×FACTOR, ±AMOUNT, ±K/√n, ±2√(p(1−p)/n), p = P, ±2 SE, "
+                         "±zero of n, ci, replicates, a sum A + B or a choice A or B")
     return (factor if text[0] == "×" else absolute)(amount, said)
+
+
+def _width(text: str, reason: str, where: str, values: Mapping[str, Any] | None, scale: float) -> float | None:
+    """The half-width of one term of a sum of absolute tolerances (``±A``, ``ci``, or one of the measured n), or
+    None where the measurement lacks what it needs."""
+    if text == "ci":
+        lo, hi = (values or {}).get("ci_lo"), (values or {}).get("ci_hi")
+        return None if lo is None or hi is None else scale * (hi - lo) / 2
+    t = tolerance(text, reason, where, values)
+    if values is not None and t == DEFAULT_TOLERANCE:  # a term of n without its n
+        return None
+    if t.kind != "absolute" and t != DEFAULT_TOLERANCE:
+        raise ClaimError(f"{where}: tolerance {text!r}: only absolute tolerances (±…) add up")
+    return t.value if t.kind == "absolute" else 0.0
 
 
 def read_claims(paths: Iterable[str | Path]) -> pl.DataFrame:
