@@ -124,7 +124,8 @@ def test_measurements_judged_compare_with_the_real_trace():
                           "median": [10.0], "p90": [16.0], "p99": [20.0], "max": [22]})
     rows = {r["quantity"]: r for r in judged(colocation.measurements(table)).iter_rows(named=True)}
     mean = rows["running tasks per machine, mean"]
-    assert (mean["ours_value"], mean["paper_value"], mean["within"], mean["tolerance"]) == (10.67, 10.65, True, "×1.25")
-    assert rows["running tasks at the trace start"]["scale_dependent"]
-    assert rows["running tasks per machine, p90"]["within"] is True  # 16 within ×1.25 of 15
+    # the "paper" side is this project's own measurement on the real trace: shown beside ours, not judged
+    assert (mean["ours_value"], mean["paper_value"], mean["within"], mean["tolerance"]) == (10.67, 10.65, None, None)
+    assert {r["verdict"] for r in rows.values()} == {"reference"}
+    assert rows["running tasks per machine, p90"]["paper_value"] == 15
     assert colocation.measurements(table.filter(pl.col("day") > 0)) == []

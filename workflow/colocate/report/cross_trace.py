@@ -16,14 +16,14 @@ import polars as pl
 #: The quantities compared, by the claim each answers (workflow/papers/*.tsv) and, for a claim measured at several
 #: settings, the values that pick one (Janus §3 and §3.6, Beaumont §5.2, Unuvar §IV and §IV-F, Tantawi on the trace).
 COMPARED: tuple[tuple[str, dict], ...] = (
-    ("janus.f2.inst_std_above_avg", {}),
-    ("janus.f3.inst_slope", {}),
-    ("janus.f3.avg_slope", {}),
-    ("janus.f4.largest_share", {}),
-    ("janus.t1.ad_rate.10", {}),
-    ("janus.t1.ad_rate.50", {}),
-    ("janus.t1.ad_rate.100", {}),
-    ("janus.f6.median_error.10.99.9", {}),
+    ("janus.fig2.inst_above_avg", {}),
+    ("janus.fig3.inst_slope", {}),
+    ("janus.fig3.avg_slope", {}),
+    ("janus.fig4.largest_share", {}),
+    ("janus.t1.ad_rejection_n10", {}),
+    ("janus.t1.ad_rejection_n50", {}),
+    ("janus.t1.ad_rejection_n100", {}),
+    ("janus.fig6.median", {"N": 10, "k": "99.9"}),
     ("beaumont.s52.daily_significant", {}),
     ("beaumont.t4.daily.median", {}),
     ("beaumont.t4.weekly.median", {}),
