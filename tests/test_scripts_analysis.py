@@ -187,9 +187,13 @@ def test_cpumem_tables_shares_by_hand(tmp_path):
                   "tasks": [1] * 7}).write_parquet(tmp_path / "dominant.parquet")
     outputs = {"table": tmp_path / "shares.csv", "summary": tmp_path / "summary.csv"}
     rulescript.call(rulescript.load(SCRIPTS / "cpumem_tables.py"),
-                    inputs={"classes": tmp_path / "classes.parquet", "dominant": tmp_path / "dominant.parquet"},
+                    inputs={"classes": tmp_path / "classes.parquet", "dominant": tmp_path / "dominant.parquet",
+                            "paper_shares": REPO / "workflow/papers/tables/beaumont-s42-shares.tsv"},
                     outputs=outputs, params={"settings": CPUMEM_SETTINGS}, log=tmp_path / "tables.log")
     table = pl.read_csv(outputs["table"])
+    # the paper's shares from its table, beside ours in every scope
+    assert dict(table.filter(pl.col("scope") == "gratis").select("category", "paper").iter_rows()) == {
+        "Flat": 0.67, "MultiFlat": 0.065, "Slope": 0.265, "BadlyFitted": 0.5, "TooFewPoints": None}
     assert table["scope"].unique(maintain_order=True).to_list() == ["all", "gratis", "production"]
     overall = {r["category"]: r for r in table.filter(pl.col("scope") == "all").iter_rows(named=True)}
     assert {c: r["n_jobs"] for c, r in overall.items()} == {
@@ -213,7 +217,8 @@ def test_cpumem_tables_passes_an_upstream_status_on(tmp_path):
     pl.DataFrame({"job_id": [1], "class": ["gratis"]}).write_parquet(tmp_path / "dominant.parquet")
     outputs = {"table": tmp_path / "shares.csv", "summary": tmp_path / "summary.csv"}
     script = rulescript.load(SCRIPTS / "cpumem_tables.py")
-    rulescript.call(script, inputs={"classes": tmp_path / "classes.parquet", "dominant": tmp_path / "dominant.parquet"},
+    rulescript.call(script, inputs={"classes": tmp_path / "classes.parquet", "dominant": tmp_path / "dominant.parquet",
+                                    "paper_shares": REPO / "workflow/papers/tables/beaumont-s42-shares.tsv"},
                     outputs=outputs, params={"settings": CPUMEM_SETTINGS}, log=tmp_path / "tables.log")
     for path in outputs.values():
         assert insufficient.read_status(path) == upstream.downstream(script.ANALYSIS)

@@ -55,6 +55,8 @@ rule cpumem_tables:
     input:
         classes=f"{RESULTS}/cpumem/job_classes.parquet",
         dominant=f"{RESULTS}/jobs/dominant_jobs.parquet",
+        # the paper's shares, printed beside ours
+        paper_shares=str(Path(workflow.basedir, "workflow/papers/tables/beaumont-s42-shares.tsv")),
     output:
         table=report(
             f"{RESULTS}/tables/beaumont_cpumem_shares.csv",

@@ -56,8 +56,6 @@ CATEGORIES = ("Flat", "MultiFlat", "Slope", "BadlyFitted")
 FITTED = ("Flat", "MultiFlat", "Slope")
 #: Jobs with too few sampled points to be classified (not in the shares).
 TOO_FEW = "TooFewPoints"
-#: The paper's values (§4.2): shares of the fitted jobs, and of all considered jobs for BadlyFitted.
-PAPER_SHARES = {"Flat": 0.67, "MultiFlat": 0.065, "Slope": 0.265, "BadlyFitted": 0.5}
 #: Fewest points of a cluster a line is fitted to; smaller DBSCAN clusters count as noise.
 MIN_CLUSTER_POINTS = 3
 #: Per-job scaling of (CPU, memory) before DBSCAN (scikit-learn scalers).
@@ -483,14 +481,16 @@ def classify_jobs(points: pl.DataFrame, settings: Settings, job_ids: pl.Series |
     }
 
 
-def shares(classes: pl.DataFrame, job_class: pl.DataFrame | None = None) -> pl.DataFrame:
+def shares(classes: pl.DataFrame, job_class: pl.DataFrame | None = None, paper: Mapping[str, float] | None = None) -> pl.DataFrame:
     """Counts and shares per category, over all jobs and per priority class (Beaumont §4.2).
 
     ``share_of_fitted``: of the Flat + MultiFlat + Slope jobs (the paper's 67% /
     6.5% / 26.5%); ``share_of_classified``: of all jobs with enough points (the
     paper's "about half" BadlyFitted). TooFewPoints jobs get a count only.
     ``job_class`` (``job_id``, ``class``) adds one block per priority class, in
-    the order gratis, other, production, monitoring, infrastructure.
+    the order gratis, other, production, monitoring, infrastructure. ``paper``: the
+    paper's share per category (``workflow/papers/tables/beaumont-s42-shares.tsv``),
+    the ``paper`` column.
     """
     frames = [("all", classes)]
     if job_class is not None:
@@ -514,7 +514,7 @@ def shares(classes: pl.DataFrame, job_class: pl.DataFrame | None = None) -> pl.D
                     "n_jobs": n,
                     "share_of_fitted": n / fitted if cat in FITTED and fitted else None,
                     "share_of_classified": n / classified if cat != TOO_FEW and classified else None,
-                    "paper": PAPER_SHARES.get(cat),
+                    "paper": (paper or {}).get(cat),
                 }
             )
     return pl.DataFrame(

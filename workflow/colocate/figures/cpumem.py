@@ -13,7 +13,7 @@ import polars as pl
 import seaborn as sns
 from matplotlib.figure import Figure
 
-from colocate.analysis.cpumem import CATEGORIES, FITTED, PAPER_SHARES
+from colocate.analysis.cpumem import CATEGORIES, FITTED
 from colocate.figures import style
 
 _TITLES = {
@@ -95,9 +95,11 @@ def shares(table: pl.DataFrame) -> Figure:
     )
     fig, ax = plt.subplots(figsize=(8, 4.5))
     sns.barplot(long.to_pandas(), x="category", y="share", hue="jobs", order=list(CATEGORIES), ax=ax)
+    paper = dict(table.filter(pl.col("scope") == table["scope"][0]).select("category", "paper").iter_rows())
     for i, cat in enumerate(CATEGORIES):
-        ax.hlines(PAPER_SHARES[cat], i - 0.45, i + 0.45, colors="black", linestyles="--", lw=1.5,
-                  label="paper" if i == 0 else None)
+        if paper.get(cat) is not None:  # the paper's share, where the table carries it
+            ax.hlines(paper[cat], i - 0.45, i + 0.45, colors="black", linestyles="--", lw=1.5,
+                      label="paper" if i == 0 else None)
     ax.legend(fontsize="x-small", title="scope (classified jobs)", title_fontsize="x-small")
     ax.set(
         xlabel="category (Flat, MultiFlat, Slope: share of fitted jobs; BadlyFitted: share of classified jobs)",
