@@ -272,9 +272,10 @@ README_START, README_END = "<!-- differences: generated from the reference summa
 
 
 def update_readme(readme: str, table: pl.DataFrame) -> str:
-    """``readme`` with the block between the markers replaced by :func:`differences` of ``table``."""
+    """``readme`` with the block between the markers replaced by the headline (:func:`headline_text`) and
+    :func:`differences` of ``table``."""
     start, end = readme.index(README_START) + len(README_START), readme.index(README_END)
-    return readme[:start] + "\n" + differences(table) + readme[end:]
+    return readme[:start] + "\n" + headline_text(table) + "\n\n" + differences(table) + readme[end:]
 
 
 def _ranges(indices: Iterable[int]) -> str:
