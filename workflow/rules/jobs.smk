@@ -230,6 +230,8 @@ rule notebook_jobs_and_failures:
         totals=f"{RESULTS}/jobs/window_totals.parquet",
         windows=f"{RESULTS}/jobs/dominant_windows.parquet",
         components=f"{RESULTS}/periodicity/components.parquet",
+        # the paper's Table 4, printed beside ours
+        paper_table4=str(Path(workflow.basedir, "workflow/papers/tables/beaumont-table4.tsv")),
         removal_windows=f"{RESULTS}/failures/removals_per_window.parquet",
         failure_stats=f"{RESULTS}/tables/beaumont_failures_stats.csv",
     output:
