@@ -15,11 +15,9 @@ def main(inputs, outputs, params, log):
     windows = pl.read_parquet(i.windows, columns=pe.WINDOW_COLUMNS)
     res = pe.analyse(dominant, windows, p.n_windows, classes=p.classes, min_coverage=p.min_coverage,
                      significance_ratio=p.significance_ratio, strong_ratio=p.strong_ratio,
-                     phase_min_ratio=p.phase_min_ratio, spectra_jobs=p.spectra_jobs,
-                     paper_table4=pl.read_csv(i.paper_table4, separator="\t"))
+                     phase_min_ratio=p.phase_min_ratio, spectra_jobs=p.spectra_jobs)
     io.write_parquet(res["components"], o.components)
     io.write_parquet(res["spectra"], o.spectra)
-    res["table4"].write_csv(o.table4)
     res["weekly"].write_csv(o.weekly)
     res["phases"].write_csv(o.phases)
     log.info("%d jobs analysed (classes %s, coverage >= %g); Table 4:\n%s", res["components"].height, p.classes,

@@ -493,10 +493,8 @@ def analyse(
     strong_ratio: float = 0.2,
     phase_min_ratio: float = 0.10,
     spectra_jobs: int = 4,
-    paper_table4: pl.DataFrame | None = None,
 ) -> dict[str, pl.DataFrame]:
-    """Beaumont §5.2 end to end: select the jobs, build their series, decompose; Table 4 (beside ``paper_table4``, the
-    paper's, where given: :func:`table4`), weekly shape, phases, spectra."""
+    """Beaumont §5.2 end to end: select the jobs, build their series, decompose; Table 4, weekly shape, phases, spectra."""
     jobs = select_jobs(dominant, n_windows, classes, min_coverage)
     observed = int(windows["window"].n_unique()) if windows.height else 0
     require(
@@ -509,7 +507,7 @@ def analyse(
     comps = components(series, jobs, significance_ratio, strong_ratio, n_filled=filled)
     return {
         "components": comps,
-        "table4": table4(comps, paper_table4),
+        "table4": table4(comps),
         "weekly": weekly_shape(series, comps),
         "phases": daily_phases(comps, phase_min_ratio),
         "spectra": spectra(series, comps, spectra_jobs),
