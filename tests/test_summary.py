@@ -173,7 +173,9 @@ def test_differences_list_the_rows_outside_tolerance_with_their_cause():
         "- S: c: paper 1, ours 0.1 (tolerance ×1.5)",
     ]
     readme = f"intro\n{summary.README_START}\nold list\n{summary.README_END}\nrest\n"
-    assert summary.update_readme(readme, t) == f"intro\n{summary.README_START}\n{text}{summary.README_END}\nrest\n"
+    head = "**1 of 3 judged rows that read the trace agree with the papers (33%); 2 disagree** (qualitative claims, such as a test's verdict, included)."
+    assert summary.headline_text(t) == head
+    assert summary.update_readme(readme, t) == f"intro\n{summary.README_START}\n{head}\n\n{text}{summary.README_END}\nrest\n"
 
 
 def test_a_shared_cause_is_written_once_and_numbered_where_its_rows_point():

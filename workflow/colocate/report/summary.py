@@ -254,8 +254,7 @@ def differences(table: pl.DataFrame) -> str:
         for r in rows.iter_rows(named=True):
             # the item once: "(Table II): Table II % Reject XBAL" says it twice
             item = f" ({r['item']})" if r["item"] and not r["quantity"].startswith(r["item"]) else ""
-            lines.append(f"- {r['section']}{item}: {r['quantity']}: paper {r['paper']}, ours {r['ours']} "
-                         f"(tolerance {r['tolerance']})")
+            lines.append(f"- {r['section']}{item}: {r['quantity']}: paper {r['paper']}, ours {r['ours']} ({_judged_by(r)})")
         lines.append("")
     return "\n".join(lines)
 
@@ -346,7 +345,12 @@ def _agrees(r: dict) -> str:
     if r["within"] is None:
         return {"no paper value": "no paper value", "reference": "reference", "too little data": "too little data"}.get(
             r["verdict"] or "", "")
-    return "yes" if r["within"] else f"no ({r['tolerance']})"
+    return "yes" if r["within"] else f"no ({_judged_by(r).removeprefix('tolerance ')})"
+
+
+def _judged_by(r: dict) -> str:
+    """What a judged row was held to: its tolerance, or a relation that takes none (a bound, the paper's words)."""
+    return f"relation {r['tolerance']}" if r["tolerance"] in ("same", "≤", "≥") else f"tolerance {r['tolerance']}"
 
 
 def render(
