@@ -81,7 +81,7 @@ def test_figures_examples_and_summary(tiny_run):
     summary = pl.read_csv(tiny_run / "results/synthetic-tiny/summary.csv", schema_overrides={"paper": pl.String, "ours": pl.String})
     papers = dict(summary.filter(pl.col("section") == "CPU vs memory (Beaumont et al. §4.2)").select("quantity", "paper").iter_rows())
     assert papers["Flat (share of fitted jobs)"] == "67%" and papers["Slope (share of fitted jobs)"] == "26.5%"
-    assert papers["BadlyFitted (share of classified jobs)"] == "about half"
+    assert papers["BadlyFitted (share of classified jobs)"] == "≈50% (about half)"
     assert "## CPU vs memory (Beaumont et al. §4.2)" in (tiny_run / "results/synthetic-tiny/summary.md").read_text()
 
 
