@@ -144,6 +144,7 @@ def test_a_row_whose_value_depends_on_a_table_read_in_part_says_so():
     ([row("a", relation="same", paper="")], r"paper\.tsv:2: relation same without the paper's value"),
     ([row("a", relation="≤", paper="few")], r"paper\.tsv:2: relation ≤: the paper's value 'few' is not a number"),
     ([row("a") + "\textra"], r"paper\.tsv:2: 15 tab-separated fields, expected 14"),
+    ([row("a", depends_on="p.gone")], r"paper\.tsv:2: depends_on 'p.gone' is no claim's id"),
     ([row("a", reads_trace="maybe")], r"paper\.tsv:2: reads_trace 'maybe' is not yes or no"),
     ([row("a", tolerance="±2/√m", reason="r")], r"paper\.tsv:2: tolerance '±2/√m' is not"),
 ])
@@ -345,3 +346,20 @@ def test_a_sum_of_tolerances_adds_the_papers_rounding_to_our_confidence_interval
     assert claims.tolerance("±5 + ci", "CI", "x") == claims.DEFAULT_TOLERANCE  # a table read: the form only
     with pytest.raises(claims.ClaimError, match="only absolute tolerances"):
         claims.tolerance("×2 + ci", "r", "x")
+
+
+def test_a_claim_whose_precondition_is_outside_is_too_little_data(tmp_path):
+    """Counts of a stream stand beside the paper's only on its stream: with the stream's claim within they are judged,
+    outside or unmeasured they are too little data, saying why."""
+    path = claims_file(tmp_path, row("s.stream", quantity="requests", paper="3,940", tolerance="±0.5", reason="its stream"),
+                       row("s.count", quantity="rejections", paper="18", depends_on="s.stream"))
+    papers = claims.read_claims([path])
+
+    def count(*measured):
+        ((_, rows),) = claims.judge(measure.measurements(measured), papers, {})
+        return rows.filter(pl.col("claim") == "s.count").row(0, named=True)
+
+    assert count(measure.measurement("s.stream", 3940), measure.measurement("s.count", 20))["verdict"] == "within"
+    off = count(measure.measurement("s.stream", 940), measure.measurement("s.count", 20))
+    assert off["verdict"] == "too little data" and "requests: ours 940, the paper's 3,940" in off["note"]
+    assert "s.stream was not measured" in count(measure.measurement("s.count", 20))["note"]

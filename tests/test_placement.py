@@ -688,11 +688,16 @@ def test_measurements_judged_compare_the_papers_one_run_with_the_spread_of_ours(
     assert abp_level["tolerance"] == "×1.5" and abp_level["verdict"] == "outside" and abp_level["cause"] == abp["cause"]
     assert by["Table VIII γ^sys PACK"]["item"] == "Table VIII" and by["Table VIII γ^dem analytic"]["paper"] == "0.761"
     assert by["Table VIII γ^dem analytic"]["note"] == "mix of the snapshot's phase (Table I)"
+    # the stream is the counts' precondition (its claim's), judged: the paper's 3,940 within ±0.5
+    stream = by["Table III: requests after the warm-up"]
+    assert (stream["ours_value"], stream["paper_value"], stream["verdict"]) == (3940, 3940, "within")
     # on a stream of another size the counts are shown, not judged, and say why
-    short = _judged(**_summary_inputs(1.1, requests=940))["Table III rejections total, PACK"]
+    judged_short = _judged(**_summary_inputs(1.1, requests=940))
+    short = judged_short["Table III rejections total, PACK"]
+    assert judged_short["Table III: requests after the warm-up"]["verdict"] == "outside"
     assert short["verdict"] == "too little data" and short["within"] is None and not short["cause"]
-    assert short["note"] == ("replicate 0, after warm-up, 940 requests; too little data: counts of a stream of 940 requests "
-                             "after the warm-up, not the paper's 3,940; not judged")
+    assert short["note"] == ("replicate 0, after warm-up, 940 requests; too little data: Table III: requests after the "
+                             "warm-up: ours 940, the paper's 3,940; not judged")
 
 
 def test_a_policy_or_resource_beyond_the_papers_has_no_paper_value():

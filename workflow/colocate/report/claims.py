@@ -6,7 +6,8 @@ under, the paper's ``item`` (Table II, §6, Fig 7), the value as the paper print
 shown in and the ``scale`` that brings ours into it, the ``relation`` ours must keep with it, the ``tolerance``
 and its reason, a ``cause`` (an id: ``workflow/papers/causes/<id>.md`` holds its text), a ``note``, and
 ``depends_on``: the contract's table (``entity_pieces``, ``usage_records``, …) whose partial reading changes the
-value, so that a run that read it in part says so beside the row. A quantity, note or cause may name a value of
+value, so that a run that read it in part says so beside the row, or another claim's id, a precondition (the
+experiment as the paper ran it): the row is judged only where that claim's is within. A quantity, note or cause may name a value of
 the run in braces (``windows with ≥ {maintenance} removals``; a cause, the run's numbers behind it).
 
 An analysis writes only what it measured (:func:`colocate.measure.measurement`): the claim's id, its value (a
@@ -197,7 +198,11 @@ def read_claims(paths: Iterable[str | Path]) -> pl.DataFrame:
             except ValueError:
                 raise ClaimError(f"{where}: scale {row['scale']!r} is not a number") from None
         frames.append(frame.with_columns(pl.lit(str(path)).alias("file")))
-    return pl.concat(frames) if frames else pl.DataFrame(schema={c: pl.String for c in (*CLAIM_COLUMNS, "file")})
+    out = pl.concat(frames) if frames else pl.DataFrame(schema={c: pl.String for c in (*CLAIM_COLUMNS, "file")})
+    for row in out.filter(pl.col("depends_on").str.contains(".", literal=True)).iter_rows(named=True):
+        if row["depends_on"] not in seen:
+            raise ClaimError(f"{seen[row['id']]}: depends_on {row['depends_on']!r} is no claim's id (nor a contract table)")
+    return out
 
 
 def read_measurements(path: str | Path) -> pl.DataFrame | None:
@@ -262,6 +267,29 @@ def judge(measured: pl.DataFrame, claims: pl.DataFrame, causes: Mapping[str, str
         rows = summary.rows(section, items)
         for claim_id, reason in status.get(section, []):
             rows = summary.too_little_data(rows, reason, pl.col("claim") == claim_id)
+        out.append((section, rows))
+    return _preconditions(out, by_id)
+
+
+def _preconditions(parts: list[tuple[str, pl.DataFrame]], by_id: Mapping[str, Mapping]) -> list[tuple[str, pl.DataFrame]]:
+    """A claim whose ``depends_on`` names another claim (a precondition: the experiment as the paper ran it, e.g.
+    its stream of 3,940 requests) is judged only where that claim's row is within; otherwise, or where it was not
+    measured, the row is too little data, saying why."""
+    from colocate.report import summary
+
+    judged = {r["claim"]: r for _, rows in parts for r in rows.iter_rows(named=True)}
+    out = []
+    for section, rows in parts:
+        for claim_id in dict.fromkeys(rows["claim"].to_list()):
+            pre = by_id[claim_id]["depends_on"] if claim_id in by_id else ""
+            if "." not in pre:
+                continue
+            r = judged.get(pre)
+            if r is None:
+                rows = summary.too_little_data(rows, f"{pre} was not measured", pl.col("claim") == claim_id)
+            elif not r["within"]:
+                rows = summary.too_little_data(rows, f"{r['quantity']}: ours {r['ours'] or 'unknown'}, the paper's "
+                                                     f"{r['paper']}", pl.col("claim") == claim_id)
         out.append((section, rows))
     return out
 
