@@ -190,12 +190,14 @@ def test_a_measurement_keeps_numbers_numbers_and_texts_texts():
     assert m["values"].to_list() == ["", "", "", '{"k": 2.0}']
 
 
-def test_a_part_of_measurements_is_told_from_a_part_of_rows(tmp_path):
+def test_a_summary_part_that_is_not_measurements_is_refused_naming_it(tmp_path):
     measured = tmp_path / "m.csv"
     measure.measurements([measure.measurement("a", 1.0)]).write_csv(measured)
     rows = tmp_path / "r.csv"
     summary.rows("S", [("q", "1", 1.0)]).write_csv(rows)
-    assert claims.read_measurements(measured)["id"].to_list() == ["a"] and claims.read_measurements(rows) is None
+    assert claims.read_measurements(measured)["id"].to_list() == ["a"]
+    with pytest.raises(claims.ClaimError, match=r"r\.csv: columns \['section', .*not a part of measurements"):
+        claims.read_measurements(rows)
 
 
 # ----------------------------------------------------------------------------- editing a claim reruns the summary only

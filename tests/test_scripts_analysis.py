@@ -251,7 +251,7 @@ def test_janus_summary_writes_measurements_judged_against_janus_tsv(tmp_path):
                     params={"n_realizations": 10000}, log=tmp_path / "summary.log")
     from colocate.report import claims
 
-    assert claims.read_measurements(out) is not None
+    assert claims.read_measurements(out).height > 0
     rows = judged(pl.read_csv(out, schema=measure.MEASUREMENT_COLUMNS).to_dicts())
     quantities = rows["quantity"].to_list()
     assert not [q for q in quantities if q.startswith("Fig 1")]

@@ -217,8 +217,9 @@ def table_row(markdown: str, quantity: str) -> list[str]:
 def test_summary_renders_the_parts_and_lists_the_analyses_that_lacked_data(tmp_path):
     parts = tmp_path / "parts"
     parts.mkdir()
-    summary.rows("Stochastic packing (Janus & Rzadca §5)", [("GPA ρ=0.05: mean q", None, 0.0412345, "§5.2")]).write_csv(parts / "packing.csv")
-    summary.rows("Placement (Tantawi & Steinder)", [("ABP: % reject", "2.1", 3.0), ("PACK: % reject", "9.6", 12.5)]).write_csv(parts / "placement.csv")
+    measure.measurements([measure.measurement("janus.f9.gpa_q_slo95", 0.0412345, "§5.2")]).write_csv(parts / "packing.csv")
+    measure.measurements([measure.measurement("tantawi.t2.reject_pct.abp", 0.35),
+                          measure.measurement("tantawi.t2.reject_pct.pack", 0.5)]).write_csv(parts / "placement.csv")
     lacking = insufficient.Status("Beaumont §5.2 and §8.2, headline numbers", "no long-running job", "≥ 1 job alive all trace",
                                   origin="Beaumont Table 4, Fourier periodicity (§5.2)")
     insufficient.write_status([parts / "periodicity.csv"], lacking)
@@ -244,8 +245,8 @@ def test_summary_renders_the_parts_and_lists_the_analyses_that_lacked_data(tmp_p
     # the parts in order, numbers to 4 significant digits; the status part is not a section
     assert text.index("## Stochastic packing") < text.index("## Placement") < text.index("## Analyses this trace cannot support")
     assert text.endswith("\n## Across traces\n\n| a | b |\n")  # a Markdown section is appended as it is
-    assert table_row(text, "GPA ρ=0.05: mean q")[:2] == ["", "0.04123"]
-    assert table_row(text, "PACK: % reject")[:2] == ["9.6", "12.5"]
+    assert table_row(text, "GPA ρ=0.05: mean q")[:2] == ["≈ 0.05 (ρ)", "0.04123"]
+    assert table_row(text, "Table II % Reject PACK")[:2] == ["0.46%", "0.5%"]
     # one row per cause, naming both analyses it stopped
     assert ("| Beaumont Table 4, Fourier periodicity (§5.2) | no long-running job | ≥ 1 job alive all trace | "
             "Beaumont §5.2 and §8.2, headline numbers; Beaumont §5.2, spectra and phases |") in text
@@ -253,5 +254,7 @@ def test_summary_renders_the_parts_and_lists_the_analyses_that_lacked_data(tmp_p
     assert "2 parts, 2 analyses lacked data" in (tmp_path / "summary.log").read_text()
     # summary.csv: one row per quantity, compared within the default factor of 1.5
     table = pl.read_csv(csv, schema=summary.COLUMNS)
-    assert table["quantity"].to_list() == ["GPA ρ=0.05: mean q", "ABP: % reject", "PACK: % reject"]
-    assert table["within"].to_list() == [None, True, True] and table["tolerance"].to_list() == ["×1.5"] * 3
+    assert table["quantity"].to_list() == ["GPA ρ=0.05: mean q", "Table II % Reject ABP", "Table II % Reject PACK"]
+    # judged from the claims: GPA's q against ρ = 0.05 ± 60%; a % reject without replicates within the default ×1.5
+    assert table["within"].to_list() == [True, True, True] and table["tolerance"].to_list()[1:] == ["×1.5"] * 2
+    assert table["claim"].to_list() == ["janus.f9.gpa_q_slo95", "tantawi.t2.reject_pct.abp", "tantawi.t2.reject_pct.pack"]

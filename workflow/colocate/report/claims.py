@@ -205,11 +205,15 @@ def read_claims(paths: Iterable[str | Path]) -> pl.DataFrame:
     return out
 
 
-def read_measurements(path: str | Path) -> pl.DataFrame | None:
-    """A part an analysis wrote as measurements (:mod:`colocate.measure`), or None for a part of summary rows."""
+def read_measurements(path: str | Path) -> pl.DataFrame:
+    """A summary part an analysis wrote: its measurements (:mod:`colocate.measure`). A file of other columns is
+    refused, naming it."""
     with open(path, encoding="utf-8") as f:
         header = f.readline().rstrip("\n").split(",")
-    return pl.read_csv(path, schema=MEASUREMENT_COLUMNS) if header == list(MEASUREMENT_COLUMNS) else None
+    if header != list(MEASUREMENT_COLUMNS):
+        raise ClaimError(f"{path}: columns {header}, not a part of measurements {list(MEASUREMENT_COLUMNS)} "
+                         "(an analysis writes colocate.measure.measurements)")
+    return pl.read_csv(path, schema=MEASUREMENT_COLUMNS)
 
 
 def read_causes(paths: Iterable[str | Path]) -> dict[str, str]:
@@ -309,13 +313,5 @@ def partial_reads(record: Mapping[str, Any]) -> dict[str, str]:
 
 def summary_frames(paths: Iterable[str | Path], papers: pl.DataFrame, causes: Mapping[str, str],
                    partial: Mapping[str, str] | None = None) -> list[pl.DataFrame]:
-    """The summary's rows of each part in ``paths``, in order: an analysis's measurements judged against ``papers``,
-    or a part of rows already judged (an analysis not moved to the claims tables yet)."""
-    from colocate.report import summary
-
-    frames = []
-    for path in paths:
-        measured = read_measurements(path)
-        frames += ([rows for _, rows in judge(measured, papers, causes, partial)] if measured is not None
-                   else [pl.read_csv(path, schema=summary.COLUMNS)])
-    return frames
+    """The summary's rows of each part in ``paths``, in order: an analysis's measurements judged against ``papers``."""
+    return [rows for path in paths for _, rows in judge(read_measurements(path), papers, causes, partial)]

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 __all__ = ["Compare", "PaperValue", "Tolerance", "DEFAULT_TOLERANCE", "absolute", "cause_if_outside", "compare", "factor",
-           "ISSUE_13_FACTOR", "issue_target", "parse_number", "replicate_tolerance", "widest"]
+           "parse_number", "replicate_tolerance", "widest"]
 
 
 @dataclass(frozen=True)
@@ -54,17 +54,6 @@ def absolute(value: float, reason: str) -> Tolerance:
 
 #: The tolerance of a row that names none: the synthetic trace is a model, so agreement within 1.5×.
 DEFAULT_TOLERANCE = factor(1.5, "default: within a factor of 1.5 of the paper")
-
-
-#: Issue 13's target factor for the tails it names (item 2, Unuvar Tables VII–VIII: "within 2× of the paper's";
-#: item 4, the packing tails: "bring each within 2×").
-ISSUE_13_FACTOR = 2.0
-
-
-def issue_target(what: str) -> Tolerance:
-    """Issue 13's target for ``what`` as a tolerance (:data:`ISSUE_13_FACTOR`): the acceptance criterion the issue
-    set, not a measured noise."""
-    return factor(ISSUE_13_FACTOR, f"issue 13's target for {what}: within {ISSUE_13_FACTOR:g}× of the paper's")
 
 
 def widest(paper: float, ours: float, *tolerances: Tolerance) -> Tolerance:
