@@ -41,8 +41,7 @@ def main() -> None:
     if not kept:  # too little data: said, as the rule says it (admission.choose_source)
         sys.exit(f"{args.run_dir}: the long tasks run {running:.1f} at a time on average, fewer than "
                  f"--mean-running {args.mean_running:g}: no set of the trace's tasks to offer the controller")
-    table = claims.read_claims(sorted(PAPERS.glob("*.tsv")))  # Table VIII, as the summary judges it (any reading's claim)
-    claimed = dict(zip(table["id"], table["paper"]))
+    claimed = claims.printed(sorted(PAPERS.glob("*.tsv")))  # Table VIII, as the summary judges it (any reading's claim)
     paper = {e: (claimed[f"unuvar.t8.with.eps{e:g}.trace.measured"], claimed[f"unuvar.t8.rejected.eps{e:g}.trace.measured"])
              for e in EPS}
     print(f"{records.height:,} long tasks over windows {lo}..{hi}; {args.replicates} sets of {args.mean_running:g} running")

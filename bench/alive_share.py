@@ -28,7 +28,7 @@ import polars as pl
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "workflow"))
 from colocate.analysis.colocation import running_tasks  # noqa: E402
 from colocate.analysis.jobs import TERMINAL_EVENTS, alive_share_identity, flag_dominant  # noqa: E402
-from colocate.report.claims import read_claims  # noqa: E402
+from colocate.report.claims import printed as claims_printed  # noqa: E402
 from colocate.report.compare import parse_number  # noqa: E402
 from colocate.trace import TRACE_START_US, EventType, read_table  # noqa: E402
 
@@ -39,7 +39,7 @@ PAIR_CLAIMS = {"task_share": "beaumont.fig1.d_tasks", "alive_share": "beaumont.t
 
 def paper_pair(papers: Path = REPO / "workflow" / "papers" / "beaumont.tsv") -> dict[str, float]:
     """Beaumont's pair of shares as its claims table prints them (65% → 0.65, 0.058)."""
-    printed = dict(read_claims([papers]).select("id", "paper").iter_rows())
+    printed = claims_printed([papers])
     out = {}
     for name, claim in PAIR_CLAIMS.items():
         p = parse_number(printed[claim])

@@ -73,8 +73,7 @@ def main() -> None:
     print(f"machine-windows whose total CPU exceeds the machine's capacity: "
           f"{(totals['total'] > totals['capacity']).mean():.2%} of {totals.height:,} "
           f"(above 1.2 × capacity: {(totals['total'] > 1.2 * totals['capacity']).mean():.2%})")
-    table = claims.read_claims(sorted(PAPERS.glob("*.tsv")))  # Unuvar Tables II and VII, as the summary judges them
-    paper = dict(zip(table["id"], table["paper"]))
+    paper = claims.printed(sorted(PAPERS.glob("*.tsv")))  # Unuvar Tables II and VII, as the summary judges them
     print(f"paper, machine 351618647 (18 tasks): mean {paper['unuvar.t2.mean.18']}, std {paper['unuvar.t2.std.18']}, "
           f"P(U ≥ 0.8) {paper['unuvar.t7.actual.18']}")
     print(f"{'machine':>12} {'tasks':>6} {'capacity':>8} {'windows over':>12}   {'raw: mean  std  P':>22}   {'capped: mean  std  P':>24}")

@@ -27,7 +27,7 @@ from colocate import insufficient  # noqa: E402
 from colocate.analysis import characterise as ch  # noqa: E402
 from colocate.prep import realizations as rz  # noqa: E402
 from colocate.prep.tasks import TASK_KEY  # noqa: E402
-from colocate.report.claims import read_claims  # noqa: E402
+from colocate.report.claims import printed as claims_printed  # noqa: E402
 
 JANUS = Path(__file__).resolve().parents[1] / "workflow/papers/janus.tsv"
 
@@ -67,8 +67,7 @@ def main() -> None:
         drawn.append(rates(np.random.default_rng(draw)))
         print(f"  draw {draw}: " + " / ".join(f"{r:.3f}" for r in drawn[-1]), flush=True)
     r = np.array(drawn)
-    claims = read_claims([JANUS])
-    printed = dict(zip(claims["id"], claims["paper"]))
+    printed = claims_printed([JANUS])
     print(f"\n{'N':>5} {'mean':>6} {'min':>6} {'max':>6} {'run':>6} {'paper':>6}")
     for i, n in enumerate(sizes):
         paper = float(printed.get(f"janus.t1.ad_rejection_n{n}") or "nan")

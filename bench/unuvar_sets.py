@@ -70,8 +70,7 @@ PAPERS = Path(__file__).resolve().parents[1] / "workflow/papers"
 def _paper() -> dict[int, tuple[float, ...]]:
     """Unuvar Tables II, IV, VI and VII per size (mean, std, K-S D, P actual, P Beta; §IV-C prints D for 18 tasks),
     from the claims the summary judges (``workflow/papers/unuvar.tsv``)."""
-    table = claims.read_claims(sorted(PAPERS.glob("*.tsv")))
-    printed = dict(zip(table["id"], table["paper"]))
+    printed = claims.printed(sorted(PAPERS.glob("*.tsv")))
     return {n: tuple(float(printed[betafit.claim_id(m, n)]) for m in ("mean", "std", "ks_d", "actual", "estimated"))
             for n in betafit.CLAIMED_SIZES}
 

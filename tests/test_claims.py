@@ -365,3 +365,9 @@ def test_a_claim_whose_precondition_is_outside_is_too_little_data(tmp_path):
     off = count(measure.measurement("s.stream", 940), measure.measurement("s.count", 20))
     assert off["verdict"] == "too little data" and "requests: ours 940, the paper's 3,940" in off["note"]
     assert "s.stream was not measured" in count(measure.measurement("s.count", 20))["note"]
+
+
+def test_printed_gives_each_claims_value_as_the_paper_prints_it():
+    printed = claims.printed(sorted(PAPERS.glob("*.tsv")))
+    assert printed["beaumont.s6.mean_removals"] == "1.07" and printed["tantawi.t2.reject_pct.abp"] == "0.33"
+    assert printed["janus.s31.failing_dropped"] == ""  # the paper gives none

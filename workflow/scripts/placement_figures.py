@@ -13,8 +13,7 @@ REJECT_CLAIMS = "tantawi.t2.reject_pct."
 
 def paper_reject_pct(path) -> dict[str, float]:
     """The paper's % reject per policy (Table II, one run each), as its claims table prints it."""
-    table = claims.read_claims([path])
-    return {claim.removeprefix(REJECT_CLAIMS).upper(): float(paper) for claim, paper in table.select("id", "paper").iter_rows()
+    return {claim.removeprefix(REJECT_CLAIMS).upper(): float(paper) for claim, paper in claims.printed([path]).items()
             if claim.startswith(REJECT_CLAIMS) and paper}
 
 

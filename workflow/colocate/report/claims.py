@@ -44,7 +44,7 @@ from colocate.report.compare import (DEFAULT_TOLERANCE, Compare, Tolerance, abso
                                      replicate_tolerance, widest)
 
 __all__ = ["DEFAULT_TOLERANCE", "CLAIM_COLUMNS", "MEASUREMENT_COLUMNS", "RELATIONS", "ClaimError", "read_claims", "read_causes", "judge", "tolerance",
-           "read_measurements", "partial_reads", "summary_frames"]
+           "read_measurements", "partial_reads", "printed", "summary_frames"]
 
 #: A paper's table of claims: every column a string as written (the loader checks them).
 CLAIM_COLUMNS = ("id", "section", "item", "quantity", "paper", "unit", "scale", "relation", "tolerance",
@@ -203,6 +203,13 @@ def read_claims(paths: Iterable[str | Path]) -> pl.DataFrame:
         if row["depends_on"] not in seen:
             raise ClaimError(f"{seen[row['id']]}: depends_on {row['depends_on']!r} is no claim's id (nor a contract table)")
     return out
+
+
+def printed(paths: Iterable[str | Path]) -> dict[str, str]:
+    """Each claim's value as the paper prints it (empty where it gives none), by id: what a figure, a notebook or a
+    bench shows beside ours."""
+    table = read_claims(paths)
+    return dict(zip(table["id"], table["paper"]))
 
 
 def read_measurements(path: str | Path) -> pl.DataFrame:
