@@ -80,7 +80,9 @@ def cross_trace(runs: Sequence[tuple[str, str, pl.DataFrame | None]]) -> pl.Data
         if not measured:
             continue
         quantity = measured[0][2]["quantity"]
-        paper = next((r["paper_value"] for *_, r in measured if r["paper_value"] is not None), None)
+        # a value, not a bound: a paper's "> 50%" is no number to take a ratio to
+        paper = next((r["paper_value"] for *_, r in measured
+                      if r["paper_value"] is not None and r["relation"] not in ("<", ">")), None)
         unit = next((r["unit"] for *_, r in measured if r["unit"]), "")
         rows += [{"quantity": quantity, "unit": unit, "paper_google_2011": paper, "trace": trace, "run": run,
                   "value": r["ours_value"], "over_paper": r["ours_value"] / paper if paper else None}
