@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
 __all__ = ["Compare", "PaperValue", "Tolerance", "DEFAULT_TOLERANCE", "absolute", "cause_if_outside", "compare", "factor",
            "parse_number", "replicate_tolerance", "widest"]
@@ -79,7 +79,6 @@ class Compare:
     tolerance: Tolerance = DEFAULT_TOLERANCE
     scale_dependent: bool = False
     cause: str = ""
-    extra: dict = field(default_factory=dict, compare=False, repr=False)
     #: the claim's relation (colocate.report.claims.RELATIONS), its id, and whether its value reads the trace (None:
     #: a row not judged from the claims tables)
     relation: str = "≈"
