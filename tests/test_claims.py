@@ -179,6 +179,10 @@ def test_a_cause_names_the_runs_numbers_from_its_measurement(tmp_path):
     assert rows["cause"].to_list() == ["synthetic model: a job of D runs 12.0 tasks (others 1.50)"]
     with pytest.raises(claims.ClaimError, match=r"claim 'a': cause 'scale' names 'T_D', which the measurement does not"):
         claims.judge(measure.measurements([measure.measurement("a", 0.3, t_N=1.5)]), papers, causes)
+    # a quantity naming a value the measurement does not give: refused the same way
+    papers = claims.read_claims([claims_file(tmp_path, row("b", "windows with ≥ {k} removals", "1"), name="b.tsv")])
+    with pytest.raises(claims.ClaimError, match=r"b\.tsv: claim 'b': quantity names 'k', which the measurement does not"):
+        claims.judge(measure.measurements([measure.measurement("b", 1.0)]), papers, {})
 
 
 def test_a_measurement_keeps_numbers_numbers_and_texts_texts():

@@ -249,7 +249,7 @@ def judge(measured: pl.DataFrame, claims: pl.DataFrame, causes: Mapping[str, str
             raise ClaimError(f"{claim['file']}: claim {m['id']!r} names cause {claim['cause']!r}, which has no "
                              f"workflow/papers/causes/{claim['cause']}.md")
         values = json.loads(m["values"]) if m["values"] else {}
-        quantity, note = claim["quantity"].format(**values), claim["note"].format(**values)
+        quantity, note = _fill(claim, "quantity", claim["quantity"], values), _fill(claim, "note", claim["note"], values)
         ours = m["value"] if m["value"] is not None else m["text"]
         scale = float(claim["scale"] or 1)
         scaled = ours * scale if isinstance(ours, float) else ours
@@ -260,12 +260,7 @@ def judge(measured: pl.DataFrame, claims: pl.DataFrame, causes: Mapping[str, str
                        reads_trace=claim["reads_trace"] == "yes", values=m["values"])
         # a measured cause explains a deviation: named only where the row is outside its tolerance; braces in it
         # name the measurement's values, as in the quantity (this run's numbers behind the cause)
-        cause = causes.get(claim["cause"], "")
-        try:
-            cause = cause.format(**values)
-        except (KeyError, IndexError, ValueError) as e:
-            raise ClaimError(f"{claim['file']}: claim {m['id']!r}: cause {claim['cause']!r} names {e}, which the "
-                             "measurement does not give") from None
+        cause = _fill(claim, f"cause {claim['cause']!r}", causes.get(claim["cause"], ""), values)
         spec = cause_if_outside(claim["paper"] or None, ours, spec, cause)
         read = (partial or {}).get(claim["depends_on"])
         depends = f"depends on how much of the trace was read: {read}" if read else ""
@@ -280,6 +275,16 @@ def judge(measured: pl.DataFrame, claims: pl.DataFrame, causes: Mapping[str, str
             rows = summary.too_little_data(rows, reason, pl.col("claim") == claim_id)
         out.append((section, rows))
     return _preconditions(out, by_id)
+
+
+def _fill(claim: Mapping[str, str], what: str, text: str, values: Mapping[str, Any]) -> str:
+    """``text`` (a claim's quantity, note or cause) with its braces filled from the measurement's values; a value
+    the measurement does not give is a ClaimError naming the claim."""
+    try:
+        return text.format(**values)
+    except (KeyError, IndexError, ValueError) as e:
+        raise ClaimError(f"{claim['file']}: claim {claim['id']!r}: {what} names {e}, which the measurement does not "
+                         "give") from None
 
 
 def _preconditions(parts: list[tuple[str, pl.DataFrame]], by_id: Mapping[str, Mapping]) -> list[tuple[str, pl.DataFrame]]:
