@@ -12,6 +12,7 @@ import polars as pl
 import pytest
 from hypothesis import given, strategies as st
 
+from colocate.prep.mapreduce import TASK_EVENT_COLUMNS, USAGE_COLUMNS, map_task_events
 from colocate.sources import contract
 from colocate.sources import google2019 as g
 from wfutil import REPO
@@ -125,3 +126,169 @@ def test_a_bad_line_is_refused_naming_the_file_and_line(tmp_path, edit, needle):
     path.write_text(good + "\n" + edit(good) + "\n")
     with pytest.raises(contract.TraceFormatError, match=r"instance_usage-000000000001\.json" + needle):
         g.read_instance_usage(path)
+
+
+# ============================================================================ the maps to the contract
+
+
+def jsonl(tmp_path, name: str, rows: list[dict]) -> "Path":
+    path = tmp_path / name
+    with gzip.open(path, "wt") as f:
+        f.write("".join(json.dumps(r, separators=(",", ":")) + "\n" for r in rows))
+    return path
+
+
+def test_instance_events_map_to_2011s_task_events_with_the_contracts_types(tmp_path):
+    def ev(time, type_, index, **kw):
+        return {"time": str(time), "type": str(type_), "collection_id": "7", "scheduling_class": "1",
+                "collection_type": kw.pop("ctype", "0"), "priority": "200", "instance_index": str(index),
+                "machine_id": kw.pop("machine", "0"), "resource_request": {"cpus": 0.25, "memory": 0.125}, **kw}
+
+    rows = [ev(0, 0, 0), ev(5, 1, 0), ev(6, 2, 0), ev(700, 3, 0, machine="42"), ev(900, 5, 0, machine="42"),
+            ev(1000, 0, 1), ev(1001, 7, 1), ev(1002, 3, 0, ctype="1", machine="42")]  # the last one an alloc set's
+    events = g.task_events(g.read_instance_events(jsonl(tmp_path, "instance_events-000000000000.json.gz", rows)))
+    # QUEUE (1), ENABLE (2) and the alloc set's row left out; SCHEDULE 3 → 1, FAIL 5 → 3, KILL 7 → 5
+    assert events["time"].to_list() == [0, 700, 900, 1000, 1001]
+    assert events["event_type"].to_list() == [0, 1, 3, 0, 5]
+    assert events["machine_id"].to_list() == [None, 42, 42, None, None]  # NO_MACHINE (0) is no machine
+    assert events.columns == list(TASK_EVENT_COLUMNS)
+    assert events["cpu_request"].dtype == pl.Float32 and events["cpu_request"].to_list() == [0.25] * 5
+    pieces = map_task_events(events, 4)
+    failing = dict(zip(pieces["task_index"], pieces["failing"]))
+    assert failing == {0: True, 1: True}  # FAIL and KILL make an instance failing (Janus §3.1)
+
+
+def test_collection_events_keep_jobs_apart_from_alloc_sets(tmp_path, events_rows):
+    path = tmp_path / "collection_events-000000000000.json.gz"
+    with gzip.open(path, "wt") as f:
+        f.write(download_format(events_rows))
+    jobs = g.job_events(g.read_collection_events(path))
+    want = [r for r in events_rows if r["collection_type"] == "0" and r["type"] not in ("1", "2")]
+    assert jobs.height == len(want) and jobs.height < len(events_rows)
+    assert sorted(set(jobs["job_id"])) == sorted({int(r["collection_id"]) for r in want})
+    alloc_sets = {int(r["collection_id"]) for r in events_rows if r["collection_type"] == "1"}
+    assert alloc_sets and not alloc_sets & set(jobs["job_id"])
+    assert set(jobs["event_type"]) <= {int(e) for e in contract.EventType}
+
+
+def test_machine_events_are_put_in_time_order_and_a_bad_type_named(tmp_path):
+    def m(time, mid, type_):
+        return {"time": str(time), "machine_id": str(mid), "type": str(type_), "capacity": {"cpus": 0.5, "memory": 0.25},
+                "platform_id": "p"}
+
+    a = jsonl(tmp_path, "machine_events-000000000000.json.gz", [m(900, 2, 2), m(0, 1, 1)])
+    b = jsonl(tmp_path, "machine_events-000000000001.json.gz", [m(0, 2, 1), m(1200, 2, 1), m(50, 1, 3)])
+    events = g.machine_events(pl.concat([g.read_machine_events(a), g.read_machine_events(b)]))
+    assert events.select("time", "machine_id", "event_type").rows() == [(0, 1, 0), (0, 2, 0), (50, 1, 2), (900, 2, 1),
+                                                                         (1200, 2, 0)]
+    bad = jsonl(tmp_path, "machine_events-000000000002.json.gz", [m(0, 1, 1), m(10, 1, 0)])
+    with pytest.raises(contract.TraceFormatError, match=r"machine_events-000000000002\.json\.gz:2: .*type 0 is not ADD"):
+        g.read_machine_events(bad)
+    neg = jsonl(tmp_path, "machine_events-000000000003.json.gz", [m(-5, 1, 1)])
+    with pytest.raises(contract.TraceFormatError, match=r"000000000003\.json\.gz:1: machine_events: time -5 is negative"):
+        g.read_machine_events(neg)
+
+
+# ============================================================================ the 2019 format, written
+
+
+def test_written_lines_quote_int64s_nest_records_and_leave_nulls_out(tmp_path):
+    df = pl.DataFrame({"time": [5, 6], "user": ["u", None], "x": [0.5, None]}).select(
+        pl.col("time").cast(pl.String), "user", pl.struct(pl.col("x").alias("cpus"), pl.lit(None, pl.Float64).alias("memory")).alias("usage"))
+    path = tmp_path / "t.json.gz"
+    g.write_json_lines(df, path)
+    lines = gzip.decompress(path.read_bytes()).decode().splitlines()
+    assert lines == ['{"time":"5","user":"u","usage":{"cpus":0.5}}', '{"time":"6"}']  # an all-NULL record is absent
+    first = path.read_bytes()
+    g.write_json_lines(df, path)
+    assert path.read_bytes() == first  # deterministic bytes (gzip mtime 0)
+
+
+@given(n=st.integers(1, 5), rows=st.integers(0, 60), seed=st.integers(0, 2**16))
+def test_scatter_deals_every_row_once_in_blocks_not_in_time_order(n, rows, seed):
+    import numpy as np
+
+    df = pl.DataFrame({"t": np.arange(rows) * 7, "i": np.arange(rows)})
+    shards = g.scatter(df, "t", n, np.random.default_rng(seed))
+    assert len(shards) == n
+    assert sorted(pl.concat(shards)["i"].to_list()) == list(range(rows))
+    again = g.scatter(df, "t", n, np.random.default_rng(seed))
+    assert all(a.equals(b) for a, b in zip(shards, again))  # seeded
+    for shard in shards:  # a shard is a few runs of consecutive rows
+        runs = 1 + sum(1 for a, b in zip(shard["i"], shard["i"][1:]) if b != a + 1)
+        assert shard.height == 0 or runs <= 3
+
+
+def test_the_shards_of_a_large_table_are_not_time_ordered():
+    import numpy as np
+
+    df = pl.DataFrame({"t": np.arange(3000)})
+    firsts = [s["t"][0] for s in g.scatter(df, "t", 4, np.random.default_rng(1))]
+    assert firsts != sorted(firsts) or any(not s["t"].is_sorted() for s in g.scatter(df, "t", 4, np.random.default_rng(1)))
+
+
+def test_2011_priorities_keep_their_class_in_the_2019_tiers_but_infrastructure():
+    from colocate.trace import PRIORITY_CLASSES
+
+    for cls, priorities in PRIORITY_CLASSES.items():
+        for p in priorities:
+            got = pl.select(g.priority_class(pl.lit(g.PRIORITY_FROM_2011[p]))).item()
+            assert got == ("monitoring" if cls == "infrastructure" else cls), p
+
+
+# ============================================================================ the same model in both formats
+
+@pytest.fixture(scope="module")
+def both_formats(tmp_path_factory):
+    """The tiny synthetic model written as 2011 shards (one per table) and as 2019 shards (three per table, scattered),
+    each read back through its own reader."""
+    import numpy as np
+
+    from colocate import trace
+    from colocate.trace import synth
+    from wfutil import TINY
+
+    root = tmp_path_factory.mktemp("formats")
+    tables = synth.generate(synth.SynthParams.from_dict(TINY), 11)
+    priority = tables["task_events"].group_by("job_id").agg(pl.col("priority").sort_by("time").first())
+    out = {}
+    for table, old in g.FROM_2011.items():
+        trace.write_table(tables[old], root / f"{old}.csv.gz", old)
+        rows = g.from_2011(old, tables[old], priority)
+        time = "start_time" if table == "instance_usage" else "time"
+        shards = g.scatter(rows.with_columns(pl.col(time).cast(pl.Int64).alias("_t")), "_t", 3, np.random.default_rng(2))
+        for i, shard in enumerate(shards):
+            g.write_json_lines(shard.drop("_t"), root / f"{g.stem(table, i)}.json.gz")
+        out[table] = (root / f"{old}.csv.gz", sorted(root.glob(f"{table}-*.json.gz")))
+    return out
+
+
+def test_the_2019_path_reads_the_models_usage_as_the_2011_path_does(both_formats):
+    from colocate import trace
+
+    old, new = both_formats["instance_usage"]
+    key = ["job_id", "task_index", "start_time"]
+    a = trace.read_table(old, "task_usage", USAGE_COLUMNS, float_dtype=pl.Float32).sort(key)
+    b = pl.concat([g.task_usage(g.read_instance_usage(p)) for p in new]).sort(key)
+    assert a.height > 10_000
+    assert a.equals(b)  # every value, to the bit
+
+
+def test_the_2019_path_reads_the_models_events_as_the_2011_path_does(both_formats):
+    from colocate import trace
+
+    old, new = both_formats["instance_events"]
+    key = ["time", "job_id", "task_index", "event_type"]
+    a = trace.read_table(old, "task_events", TASK_EVENT_COLUMNS, float_dtype=pl.Float32)
+    a = a.with_columns(pl.col("priority").replace_strict(g.PRIORITY_FROM_2011)).sort(key)
+    b = pl.concat([g.task_events(g.read_instance_events(p)) for p in new]).sort(key)
+    assert a.equals(b)
+    old, new = both_formats["collection_events"]
+    a = trace.read_table(old, "job_events", ["time", "job_id", "event_type"]).sort("time", "job_id", "event_type")
+    b = pl.concat([g.job_events(g.read_collection_events(p)) for p in new]).sort("time", "job_id", "event_type")
+    assert a.equals(b)
+    old, new = both_formats["machine_events"]
+    a = trace.read_table(old, "machine_events").sort("time", "machine_id", "event_type")
+    b = g.machine_events(pl.concat([g.read_machine_events(p) for p in new])).sort("time", "machine_id", "event_type")
+    assert a.equals(b)
+    assert g.machine_events(pl.concat([g.read_machine_events(p) for p in new]))["time"].is_sorted()

@@ -33,8 +33,8 @@ rule job_table:
         f"{RESULTS}/jobs/jobs.parquet",
     params:
         n_windows=N_WINDOWS,
-        # every job_events shard read (else a job still running at the last event read was seen only that long)
-        whole_job_events=whole_table_read("job_events"),
+        # every file of the group events read (else a job still running at the last event read was seen only that long)
+        whole_job_events=contract_table_whole("group_events"),
         priority_classes=SRC.priority_classes,
         code=code_digest("analysis.jobs", "io"),
     log:
@@ -192,7 +192,7 @@ rule jobs_summary:
         table2=f"{RESULTS}/tables/beaumont_table2_mixtures.csv",
         dispersion=f"{RESULTS}/jobs/task_count_dispersion.parquet",
         thresholds=f"{RESULTS}/jobs/balance_thresholds.parquet",
-        table3=lambda wc: f"{RESULTS}/tables/beaumont_table3_durations.csv" if shard_stems("job_events") else [],
+        table3=lambda wc: f"{RESULTS}/tables/beaumont_table3_durations.csv" if GROUP_EVENTS else [],
         windows=f"{RESULTS}/jobs/window_totals.parquet",
     output:
         f"{RESULTS}/summary/beaumont_jobs.csv",

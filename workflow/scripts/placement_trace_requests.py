@@ -1,4 +1,4 @@
-"""Requests (task_events + task table) and nodes (machine_events) of the trace-driven placement run."""
+"""Requests (task events + task table) and nodes (machine events) of the trace-driven placement run."""
 import polars as pl
 
 from colocate import io, rulescript, trace
@@ -12,11 +12,16 @@ from colocate.scheduling.placement_workload import (
 ANALYSIS = "Trace-driven placement run (Tantawi & Steinder)"
 
 
+def table(path, name, columns=None):
+    """A 2011 trace file of table ``name``, or another source's map of its trace to those columns (Parquet)."""
+    return pl.read_parquet(path, columns=columns) if str(path).endswith(".parquet") else trace.read_table(path, name, columns)
+
+
 def main(inputs, outputs, params, log):
     p = params
     cols = ["time", "job_id", "task_index", "event_type", "cpu_request", "memory_request"]
-    events = pl.concat([trace.read_table(f, "task_events", cols) for f in inputs.events])
-    nodes = trace_nodes(trace.read_table(inputs.machines, "machine_events"), p.machines, stream(p.seed, 0, "trace:nodes"))
+    events = pl.concat([table(f, "task_events", cols) for f in inputs.events])
+    nodes = trace_nodes(table(inputs.machines, "machine_events"), p.machines, stream(p.seed, 0, "trace:nodes"))
     requests, facts = trace_requests(
         task_arrivals(events), pl.read_parquet(inputs.stats, columns=["job_id", "task_index", "n_records"]), nodes,
         n_requests=p.requests,

@@ -1,5 +1,6 @@
 """The Google 2019 cluster trace (clusterdata-2019, "v3": eight Borg cells, May 2019): its readers and their map to
-the source contract's tables (issue 45; the source that downloads and runs it is not built yet).
+the source contract's tables, a writer of the 2019 format (the synthetic model's trace in it), and the sources: the
+synthetic model in the 2019 format, a download of one cell, a local copy.
 
 Every table is JSON lines, one object per line (``<table>-<12-digit shard>.json.gz``), as BigQuery exports it
 (``workflow/data/google-2019-reference/``: the schema, ``clusterdata_trace_format_v3.proto``, and real rows):
@@ -21,18 +22,28 @@ monitoring ≥ 360): :func:`priority_class` maps them to the papers' classes (:d
 
 from __future__ import annotations
 
+import functools
 import gzip
+import hashlib
 import json
+import re
 import zlib
 from pathlib import Path
 
+import numpy as np
 import polars as pl
 
-from colocate.prep.mapreduce import bucket_expr
-from colocate.sources.contract import TABLES, TraceFormatError
+from colocate.prep.mapreduce import TASK_EVENT_COLUMNS, USAGE_COLUMNS, bucket_expr
+from colocate.registry import ConfigError
+from colocate.sources import SOURCES, LocalCopy, SourceBase, register_local
+from colocate.sources.contract import TABLES, EventType, MachineEventType, TraceFormatError
 
-__all__ = ["INSTANCE_USAGE_JSON", "COLLECTION_EVENTS_JSON", "PRIORITY_TIERS", "DISTRIBUTION_LENGTHS",
-           "read_instance_usage", "read_collection_events", "priority_class", "usage_records"]
+__all__ = ["INSTANCE_USAGE_JSON", "INSTANCE_EVENTS_JSON", "COLLECTION_EVENTS_JSON", "MACHINE_EVENTS_JSON",
+           "PRIORITY_TIERS", "DISTRIBUTION_LENGTHS", "TRACE_TABLES", "SPAN_WINDOWS", "INSTANCE_EVENT_TYPES",
+           "MACHINE_EVENT_TYPES", "read_instance_usage", "read_instance_events", "read_collection_events",
+           "read_machine_events", "priority_class", "usage_records", "task_usage", "task_events", "job_events",
+           "machine_events", "PRIORITY_FROM_2011", "from_2011", "scatter", "write_json_lines", "stem",
+           "Google2019", "Synthetic2019", "Download", "Local"]
 
 _S, _F = pl.String(), pl.Float64()
 _USAGE = pl.Struct({"cpus": _F, "memory": _F})
@@ -59,6 +70,36 @@ COLLECTION_EVENTS_JSON = {
 _EVENT_INTS = ("time", "type", "collection_id", "scheduling_class", "missing_type", "collection_type", "priority",
                "alloc_collection_id", "parent_collection_id", "max_per_machine", "max_per_switch",
                "vertical_scaling", "scheduler")
+
+#: ``instance_events`` as it is written (the proto's InstanceEvent; its machine constraints are not read).
+INSTANCE_EVENTS_JSON = {
+    "time": _S, "type": _S, "collection_id": _S, "scheduling_class": _S, "missing_type": _S, "collection_type": _S,
+    "priority": _S, "alloc_collection_id": _S, "instance_index": _S, "machine_id": _S, "alloc_instance_index": _S,
+    "resource_request": _USAGE,
+}
+_INSTANCE_EVENT_INTS = ("time", "type", "collection_id", "scheduling_class", "missing_type", "collection_type",
+                        "priority", "alloc_collection_id", "instance_index", "machine_id", "alloc_instance_index")
+
+#: ``machine_events`` as it is written (the proto's MachineEvent).
+MACHINE_EVENTS_JSON = {
+    "time": _S, "machine_id": _S, "type": _S, "switch_id": _S, "capacity": _USAGE, "platform_id": _S,
+    "missing_data_reason": _S,
+}
+_MACHINE_EVENT_INTS = ("time", "machine_id", "type", "missing_data_reason")
+
+#: The tables colocate reads, as the trace names its files (``<table>-<12-digit shard>.json.gz``).
+TRACE_TABLES = ("instance_usage", "instance_events", "collection_events", "machine_events")
+#: May 2019: 31 days of 5-minute windows from 600 s (the clock of 2011's trace: times pass unchanged).
+SPAN_WINDOWS = 31 * 288
+#: The proto's CollectionType JOB (ALLOC_SET = 1: a reservation jobs run inside, not a job; its rows are left out).
+JOB = 0
+#: The proto's instance and collection event types → the contract's (:class:`EventType`). QUEUE (1) and ENABLE (2),
+#: steps of a pending instance the 2011 schema did not have, map to none and are left out.
+INSTANCE_EVENT_TYPES = {0: EventType.SUBMIT, 3: EventType.SCHEDULE, 4: EventType.EVICT, 5: EventType.FAIL,
+                        6: EventType.FINISH, 7: EventType.KILL, 8: EventType.LOST, 9: EventType.UPDATE_PENDING,
+                        10: EventType.UPDATE_RUNNING}
+#: MachineEvent's types → the contract's (EVENT_TYPE_UNKNOWN, 0, "should never happen": refused, naming its line).
+MACHINE_EVENT_TYPES = {1: MachineEventType.ADD, 2: MachineEventType.REMOVE, 3: MachineEventType.UPDATE}
 
 #: The lengths of instance_usage's CPU distributions: 0th–100th percentile by 10, and 91st–99th.
 DISTRIBUTION_LENGTHS = {"cpu_usage_distribution": 11, "tail_cpu_usage_distribution": 9}
@@ -137,17 +178,381 @@ def read_collection_events(path: str | Path) -> pl.DataFrame:
     return df.with_columns(priority_class(pl.col("priority")).alias("class"))
 
 
-def usage_records(usage: pl.DataFrame, n_buckets: int) -> pl.DataFrame:
-    """``instance_usage`` (:func:`read_instance_usage`) as the contract's usage records: an instance is an entity
-    (collection_id, instance_index), its collection the group; cpu_rate the window's mean CPU (``average_usage``),
-    sampled_cpu_usage its random 1-s sample (``random_sample_usage``), maximum_cpu_rate its maximum, memory the
-    mean (``average_usage.memory``), all in normalised machine shares, as 2011's."""
-    columns = TABLES["usage_records"].columns
-    return usage.select(
+def read_instance_events(path: str | Path) -> pl.DataFrame:
+    """One ``instance_events`` file: its fields as written (constraints not read), INT64 ones as Int64."""
+    return _read(path, INSTANCE_EVENTS_JSON, _INSTANCE_EVENT_INTS, "instance_events")
+
+
+def read_machine_events(path: str | Path) -> pl.DataFrame:
+    """One ``machine_events`` file: its fields as written, INT64 ones as Int64. A type the proto does not name as a
+    machine's event (:data:`MACHINE_EVENT_TYPES`) or a negative time names its line (Beaumont §6 reads them)."""
+    df = _read(path, MACHINE_EVENTS_JSON, _MACHINE_EVENT_INTS, "machine_events")
+    bad = df.with_row_index("line", offset=1).filter(~pl.col("type").is_in(list(MACHINE_EVENT_TYPES))
+                                                      | (pl.col("time") < 0))
+    if bad.height:
+        row = bad.row(0, named=True)
+        what = (f"time {row['time']} is negative" if row["time"] is not None and row["time"] < 0
+                else f"type {row['type']} is not ADD (1), REMOVE (2) or UPDATE (3)")
+        raise TraceFormatError(path, f"machine_events: {what}", int(row["line"]))
+    return df
+
+
+# ----------------------------------------------------------------------------- the contract's tables
+# Each trace table becomes the columns of its 2011 counterpart (colocate.trace.TABLES), with the contract's event
+# codes, so that the shared maps (colocate.prep.mapreduce, colocate.analysis.jobs) read it as they read 2011's.
+
+
+def _codes(mapping: dict[int, int]) -> dict[int, int]:
+    return {k: int(v) for k, v in mapping.items()}
+
+
+def task_usage(usage: pl.DataFrame) -> pl.DataFrame:
+    """``instance_usage`` (:func:`read_instance_usage`) as 2011's task_usage columns the map keeps
+    (:data:`~colocate.prep.mapreduce.USAGE_COLUMNS`): the jobs' instances only (an alloc set's rows are its
+    reservation, not a task's usage), an instance (collection_id, instance_index) the entity; cpu_rate the window's
+    mean CPU (``average_usage``), sampled_cpu_usage its random 1-s sample (``random_sample_usage``),
+    maximum_cpu_rate its maximum, memory the mean (``average_usage.memory``), all in normalised machine shares as
+    2011's, in float32."""
+    f32 = pl.Float32()
+    return usage.filter(pl.col("collection_type") == JOB).select(
         pl.col("start_time"), pl.col("end_time"), pl.col("collection_id").alias("job_id"),
         pl.col("instance_index").alias("task_index"), pl.col("machine_id"),
-        pl.col("average_usage").struct.field("cpus").alias("cpu_rate"),
-        pl.col("average_usage").struct.field("memory").alias("canonical_memory_usage"),
-        pl.col("maximum_usage").struct.field("cpus").alias("maximum_cpu_rate"),
-        pl.col("random_sample_usage").struct.field("cpus").alias("sampled_cpu_usage"),
-    ).with_columns(bucket_expr(n_buckets)).cast({k: v for k, v in columns.items()}).select(list(columns))
+        pl.col("average_usage").struct.field("cpus").cast(f32).alias("cpu_rate"),
+        pl.col("average_usage").struct.field("memory").cast(f32).alias("canonical_memory_usage"),
+        pl.col("maximum_usage").struct.field("cpus").cast(f32).alias("maximum_cpu_rate"),
+        pl.col("random_sample_usage").struct.field("cpus").cast(f32).alias("sampled_cpu_usage"),
+    ).select(USAGE_COLUMNS)
+
+
+def usage_records(usage: pl.DataFrame, n_buckets: int) -> pl.DataFrame:
+    """``instance_usage`` as the contract's usage records (:func:`task_usage` with each entity's bucket)."""
+    columns = TABLES["usage_records"].columns
+    return task_usage(usage).with_columns(bucket_expr(n_buckets)).cast(dict(columns)).select(list(columns))
+
+
+def task_events(events: pl.DataFrame) -> pl.DataFrame:
+    """``instance_events`` (:func:`read_instance_events`) as 2011's task_events columns the map reads
+    (:data:`~colocate.prep.mapreduce.TASK_EVENT_COLUMNS`): the jobs' instances only, their types as the contract's
+    (:data:`INSTANCE_EVENT_TYPES`; QUEUE and ENABLE left out), no machine where the trace gives NO_MACHINE (0), the
+    request's CPU and memory in float32."""
+    f32 = pl.Float32()
+    return (
+        events.filter((pl.col("collection_type") == JOB) & pl.col("type").is_in(list(INSTANCE_EVENT_TYPES)))
+        .select(
+            "time", pl.col("collection_id").alias("job_id"), pl.col("instance_index").alias("task_index"),
+            pl.when(pl.col("machine_id") != 0).then(pl.col("machine_id")).alias("machine_id"),
+            pl.col("type").replace_strict(_codes(INSTANCE_EVENT_TYPES), return_dtype=pl.Int64).alias("event_type"),
+            "scheduling_class", "priority",
+            pl.col("resource_request").struct.field("cpus").cast(f32).alias("cpu_request"),
+            pl.col("resource_request").struct.field("memory").cast(f32).alias("memory_request"),
+        )
+        .select(TASK_EVENT_COLUMNS)
+    )
+
+
+def job_events(events: pl.DataFrame) -> pl.DataFrame:
+    """``collection_events`` (:func:`read_collection_events`) as 2011's job_events (time, job_id, event_type): the
+    jobs only (alloc sets are kept apart: they are reservations, not jobs), their types as the contract's."""
+    return events.filter((pl.col("collection_type") == JOB) & pl.col("type").is_in(list(INSTANCE_EVENT_TYPES))).select(
+        "time", pl.col("collection_id").alias("job_id"),
+        pl.col("type").replace_strict(_codes(INSTANCE_EVENT_TYPES), return_dtype=pl.Int64).alias("event_type"))
+
+
+def machine_events(events: pl.DataFrame) -> pl.DataFrame:
+    """``machine_events`` (:func:`read_machine_events`, any number of files) as 2011's machine_events columns in
+    time order (the trace's files are not; a stable sort keeps each file's order among equal times): the contract's
+    event types, the capacity's CPU and memory, the platform."""
+    return events.select(
+        "time", "machine_id",
+        pl.col("type").replace_strict(_codes(MACHINE_EVENT_TYPES), return_dtype=pl.Int64).alias("event_type"),
+        "platform_id", pl.col("capacity").struct.field("cpus").alias("cpus"),
+        pl.col("capacity").struct.field("memory").alias("memory"),
+    ).sort("time", maintain_order=True)
+
+
+# ----------------------------------------------------------------------------- the 2019 format, written
+
+#: The 2011 priorities (0-11) as 2019 ones in the tier of the same class (:data:`PRIORITY_TIERS`): gratis 0-1 → the
+#: free tier, other 2-8 → 100-119, production 9 → 200. 2019 has no infrastructure tier: 2011's monitoring (10) and
+#: infrastructure (11) both go to the monitoring tier (360, 450).
+PRIORITY_FROM_2011 = {0: 0, 1: 25, 2: 100, 3: 103, 4: 106, 5: 109, 6: 112, 7: 115, 8: 118, 9: 200, 10: 360, 11: 450}
+_TYPE_FROM_CONTRACT = {int(v): k for k, v in INSTANCE_EVENT_TYPES.items()}
+_MACHINE_TYPE_FROM_CONTRACT = {int(v): k for k, v in MACHINE_EVENT_TYPES.items()}
+
+
+def _q(name: str) -> pl.Expr:
+    """An integer column as the trace writes an INT64: a quoted string."""
+    return pl.col(name).cast(pl.Int64).cast(pl.String)
+
+
+def _g4(df: pl.DataFrame, *names: str) -> pl.DataFrame:
+    """Float columns at the 2011 trace's 4 significant digits, so that the model's values are the same in both
+    formats (``colocate.trace.format_g4``)."""
+    from colocate.trace import format_g4
+
+    return df.with_columns(format_g4(df[n].cast(pl.Float64).fill_null(np.nan).to_numpy()).cast(pl.Float64).alias(n)
+                           for n in names)
+
+
+def _resources(cpus: str, memory: str | None) -> pl.Expr:
+    fields = [pl.col(cpus).alias("cpus")] + ([pl.col(memory).alias("memory")] if memory else [])
+    return pl.struct(fields)
+
+
+def from_2011(table: str, df: pl.DataFrame, job_priority: pl.DataFrame | None = None) -> pl.DataFrame:
+    """A table of the 2011 schema (``colocate.trace.TABLES``: task_usage, task_events, job_events, machine_events)
+    as the 2019 table that records the same (instance_usage, instance_events, collection_events, machine_events),
+    its fields as :func:`write_json_lines` writes them: INT64s as strings, requests and usage as records, every
+    instance in a job (collection_type 0) and no alloc set, priorities by :data:`PRIORITY_FROM_2011`, no machine as
+    NO_MACHINE (0). collection_events take each job's priority from ``job_priority`` (job_id, priority: 2011's job
+    events carry none). Fields the 2011 trace does not record are absent, as NULL fields are in the trace."""
+    if table == "task_usage":
+        df = _g4(df, "cpu_rate", "canonical_memory_usage", "maximum_cpu_rate", "maximum_memory_usage",
+                 "sampled_cpu_usage", "assigned_memory_usage", "total_page_cache", "cycles_per_instruction",
+                 "memory_accesses_per_instruction")
+        return df.select(
+            _q("start_time"), _q("end_time"), _q("job_id").alias("collection_id"),
+            _q("task_index").alias("instance_index"), _q("machine_id"), pl.lit("0").alias("alloc_collection_id"),
+            pl.lit("0").alias("collection_type"),
+            _resources("cpu_rate", "canonical_memory_usage").alias("average_usage"),
+            _resources("maximum_cpu_rate", "maximum_memory_usage").alias("maximum_usage"),
+            _resources("sampled_cpu_usage", None).alias("random_sample_usage"),
+            pl.col("assigned_memory_usage").alias("assigned_memory"),
+            pl.col("total_page_cache").alias("page_cache_memory"),
+            "cycles_per_instruction", "memory_accesses_per_instruction",
+        )
+    if table == "task_events":
+        df = _g4(df, "cpu_request", "memory_request")
+        return df.select(
+            _q("time"), pl.col("event_type").replace_strict(_TYPE_FROM_CONTRACT).cast(pl.String).alias("type"),
+            _q("job_id").alias("collection_id"), _q("scheduling_class"), pl.lit("0").alias("collection_type"),
+            pl.col("priority").replace_strict(PRIORITY_FROM_2011).cast(pl.String).alias("priority"),
+            pl.lit("0").alias("alloc_collection_id"), _q("task_index").alias("instance_index"),
+            pl.col("machine_id").fill_null(0).cast(pl.String).alias("machine_id"),
+            _resources("cpu_request", "memory_request").alias("resource_request"),
+        )
+    if table == "job_events":
+        if job_priority is None:
+            raise ValueError("collection_events need each job's priority (job_priority)")
+        prio = job_priority.select("job_id", pl.col("priority").replace_strict(PRIORITY_FROM_2011).alias("prio"))
+        return df.join(prio, on="job_id", how="left", maintain_order="left").select(
+            _q("time"), pl.col("event_type").replace_strict(_TYPE_FROM_CONTRACT).cast(pl.String).alias("type"),
+            _q("job_id").alias("collection_id"), _q("scheduling_class"), pl.lit("0").alias("collection_type"),
+            pl.col("prio").cast(pl.String).alias("priority"), pl.lit("0").alias("alloc_collection_id"),
+            "user", pl.col("job_name").alias("collection_name"),
+            pl.col("logical_job_name").alias("collection_logical_name"),
+        )
+    if table == "machine_events":
+        df = _g4(df, "cpus", "memory")
+        return df.select(
+            _q("time"), _q("machine_id"),
+            pl.col("event_type").replace_strict(_MACHINE_TYPE_FROM_CONTRACT).cast(pl.String).alias("type"),
+            _resources("cpus", "memory").alias("capacity"), "platform_id",
+        )
+    raise ValueError(f"no 2019 table records what 2011's {table!r} does")
+
+
+#: The 2011 table each 2019 table is written from (:func:`from_2011`).
+FROM_2011 = {"instance_usage": "task_usage", "instance_events": "task_events", "collection_events": "job_events",
+             "machine_events": "machine_events"}
+
+#: A NULL field, or a record all of whose fields are: with the comma before it, or after it (a record's first field),
+#: or alone in its record.
+_NULL_FIELD = re.compile(rb',"[a-z_]+":(?:null|\{\})|"[a-z_]+":(?:null|\{\}),|(?<=\{)"[a-z_]+":null(?=\})')
+
+
+def write_json_lines(df: pl.DataFrame, path: str | Path, compresslevel: int = 6) -> None:
+    """``df`` as the trace's JSON lines, gzip-compressed with deterministic bytes (mtime 0): one object per row,
+    its NULL fields absent (the first field of a row is never null); written to a temporary name and renamed, so
+    a file is never half-present."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    data, before = df.write_ndjson().encode(), b""
+    while data != before:  # a record left empty is itself dropped on the next pass
+        before, data = data, _NULL_FIELD.sub(b"", data)
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "wb") as raw, gzip.GzipFile(filename="", mode="wb", fileobj=raw, compresslevel=compresslevel,
+                                               mtime=0) as gz:
+        gz.write(data)
+    tmp.replace(path)
+
+
+def scatter(df: pl.DataFrame, time: str, n: int, rng: np.random.Generator, blocks_per_shard: int = 3) -> list[pl.DataFrame]:
+    """Rows in time order cut into ``n`` shards that are not time-ordered, as the trace's: ``n ·
+    blocks_per_shard`` consecutive blocks of equal span in ``time``, dealt to the shards in a random order, so that
+    each shard holds a few stretches from across the span (its first row may be late in it)."""
+    if n < 1:
+        raise ValueError(f"shard count must be ≥ 1, got {n}")
+    k = n * blocks_per_shard
+    t = df[time].to_numpy()
+    lo, hi = (int(t.min()), int(t.max()) + 1) if t.size else (0, 1)
+    block = np.minimum((t - lo) * k // max(hi - lo, 1), k - 1)
+    owner = rng.permutation(k) % n  # block b goes to shard owner[b]
+    tagged = df.with_columns(pl.Series("_block", block), pl.Series("_shard", owner[block]))
+    order = {b: i for i, b in enumerate(rng.permutation(k))}  # the blocks' order within a shard
+    return [tagged.filter(pl.col("_shard") == s).sort(pl.col("_block").replace_strict(order), maintain_order=True)
+            .drop("_block", "_shard") for s in range(n)]
+
+
+def stem(table: str, index: int) -> str:
+    """A file's stem: ``<table>-<12-digit shard>``."""
+    return f"{table}-{index:012d}"
+
+
+# ----------------------------------------------------------------------------- the sources
+
+
+class Google2019(SourceBase):
+    """What the 2019 sources share: the tables and what each gives, the classes by tier, the span."""
+
+    family = "google2019"
+    tables = TRACE_TABLES
+    priority_classes = {name: tuple(range(lo, hi + 1)) for name, lo, hi in PRIORITY_TIERS}
+    gives = {
+        "instance_events": ("entities", "priorities", "placements", "arrivals"),
+        "instance_usage": ("usage_series", "inst_usage", "memory_usage"),
+        "collection_events": ("group_events",),
+        "machine_events": ("machine_events",),
+    }
+    maps = {
+        "instance_events": ("entity_pieces", "placement_events"),
+        "instance_usage": ("usage_records", "group_windows", "sampled_windows"),
+        "collection_events": ("group_events",),
+        "machine_events": ("machine_events",),
+    }
+    entity, group = "instance", "job"
+    units = "CPU in normalised compute units and memory normalised, shares of the largest machine (the trace's)"
+    suffix = ".json.gz"
+    file_word = "shards"
+    #: requests drawn among the instances submitted, onto the machines of machine_events, as for 2011
+    placement_needs = ("arrivals", "usage_series", "machine_events")
+
+    @property
+    def span_windows(self) -> int:
+        return SPAN_WINDOWS
+
+    def selection(self, table: str):
+        return self.trace["google2019"]["shards"][table]
+
+    def _stems(self, table: str) -> list[str]:
+        found = self.found(table, f"{table}-*{self.suffix}")
+        sel = self.selection(table)
+        if sel == "all":
+            return found
+        index = {int(s.rsplit("-", 1)[1]): s for s in found}
+        wanted = range(sel) if isinstance(sel, int) else sorted(sel)
+        missing = [i for i in wanted if i not in index]
+        if missing:
+            raise ConfigError(f"config key trace.google2019.shards.{table}: shard(s) {missing} not found under "
+                              f"{self.root_label()}/{table} (it holds {len(index)})")
+        return [index[i] for i in wanted]
+
+
+@SOURCES.register
+class Synthetic2019(Google2019):
+    """The calibrated synthetic model (``colocate.trace.synth``, the 2011 trace's) written in the 2019 format: it
+    tests the 2019 path, it is not a model of 2019's workload."""
+
+    name = "synthetic2019"
+    label = "the synthetic trace in the 2019 format (the 2011-calibrated model)"
+    is_model = True
+
+    @functools.cached_property
+    def _model(self):
+        from colocate.sources.google2011 import Synthetic
+
+        return Synthetic(self.setting)
+
+    @property
+    def model(self) -> dict:
+        return self._model.model
+
+    @property
+    def root(self) -> str:
+        digest = hashlib.sha256(self._model.root.encode()).hexdigest()[:12]
+        return f"resources/trace/synthetic2019-{digest}"
+
+    def shard_counts(self) -> dict[str, int]:
+        counts = self._model.shard_counts()
+        return {t: counts[FROM_2011[t]] for t in TRACE_TABLES}
+
+    def _stems(self, table: str) -> list[str]:
+        return [stem(table, i) for i in range(self.shard_counts()[table])]
+
+    def total(self, table: str) -> int | None:
+        return self.shard_counts()[table]
+
+    @property
+    def span_windows(self) -> int:
+        return self._model.span_windows
+
+    @property
+    def rendered_windows(self) -> int:
+        return self._model.rendered_windows
+
+    def synthesis_mem_mb(self, scale: str) -> int:
+        return self._model.synthesis_mem_mb(scale)
+
+    def check(self) -> None:
+        self._model.check()
+
+
+@SOURCES.register
+class Download(Google2019):
+    """One cell of the trace over HTTPS from Google Cloud Storage (``trace.source: google2019``), each object checked
+    against the CRC32C and MD5 the server sends."""
+
+    name = "google2019"
+    #: Shard 0 of each table unless told otherwise: a cell's shard counts are not published, and "all" needs the
+    #: bucket's listing.
+    config_defaults = {"trace": {"google2019": {"shards": {t: 1 for t in TRACE_TABLES}}}}
+
+    @property
+    def config(self) -> dict:
+        return self.trace["google2019"]
+
+    @property
+    def label(self) -> str:
+        return f"Google 2019 cell {self.config['cell']}"
+
+    @property
+    def root(self) -> str:
+        return f"resources/trace/google2019-{self.config['cell']}"
+
+    @property
+    def run(self) -> str:
+        return f"google2019-{self.config['cell']}-{self.scale}"
+
+    def url(self, table: str, stem: str) -> str:
+        """An object's URL: ``<url>/clusterdata_2019_<cell>/<stem>.json.gz``."""
+        return f"{self.config['url'].rstrip('/')}/clusterdata_2019_{self.config['cell']}/{stem}{self.suffix}"
+
+    def _stems(self, table: str) -> list[str]:
+        sel = self.selection(table)
+        if sel == "all":
+            raise ConfigError(f"config key trace.google2019.shards.{table}: 'all' needs the bucket's listing, which "
+                              "the download does not read yet; give a count (the first K shards) or a list of indices")
+        return [stem(table, i) for i in (range(sel) if isinstance(sel, int) else sorted(sel))]
+
+    def check(self) -> None:
+        from colocate.trace.download import check_url
+
+        check_url(self.config["url"], what="config key trace.google2019.url")
+
+
+@register_local
+class Local(LocalCopy, Google2019):
+    """A local directory laid out as a download: ``{table}/{table}-NNNNNNNNNNNN.json.gz``."""
+
+    @property
+    def label(self) -> str:
+        return f"the Google 2019 trace under {Path(self.root).resolve().name}"
+
+    @classmethod
+    def recognises(cls, path: Path) -> bool:
+        return any(path.glob("instance_*/instance_*-*.json.gz"))
+
+    def check(self) -> None:
+        if not (self.stems("instance_usage") and self.stems("instance_events")):
+            raise ConfigError(f"config key trace.path: {self.root!r} is laid out like the Google 2019 trace but lacks "
+                              "instance_usage/instance_usage-NNNNNNNNNNNN.json.gz or instance_events/…")
