@@ -287,8 +287,10 @@ class Digests:
 
     @classmethod
     def of_file(cls, path: str | Path, names: Iterable[str]) -> Digests:
-        """The digests ``names`` of the whole file at ``path``."""
+        """The digests ``names`` of the whole file at ``path`` (not read when ``names`` is empty)."""
         digests = cls(names)
+        if not digests._hashers:
+            return digests
         with open(path, "rb") as f:
             while block := f.read(_READ_BLOCK):
                 digests.update(block)
@@ -581,7 +583,7 @@ def download(
                 return
             part.unlink(missing_ok=True)
             mismatches += 1
-            detail = "; ".join(f"{_LABELS[name]} expected {e}, got {a}" for name, (e, a) in wrong.items())
+            detail = "; ".join(f"{_LABELS[name]} expected {want}, got {got}" for name, (want, got) in wrong.items())
             if mismatches >= (mismatch_retries or retries):
                 raise DownloadError(
                     f"{url}: checksum mismatch after {attempt} attempt(s): {detail}",
