@@ -7,8 +7,10 @@ import base64
 import gzip
 import hashlib
 import random
+import runpy
 import tempfile
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -16,6 +18,8 @@ from hypothesis import strategies as st
 from loopback import Bucket, Misbehaviour, crc32c, goog_hashes, serve
 
 from colocate.trace.download import DownloadError, download, hashes_path, parse_goog_hash
+
+SCRIPT = Path(__file__).resolve().parents[1] / "workflow" / "scripts" / "google2019_download.py"
 
 OBJ = "clusterdata_2019_a/instance_usage-000000000000.json.gz"
 SMALL = "clusterdata_2019_a/machine_events-000000000000.json.gz"
@@ -312,3 +316,36 @@ def test_any_drop_point_yields_the_verified_bytes(bucket, tmp_path, cut, ignore_
     if 0 < drop_at < len(data):
         assert bucket.ranges(SMALL) == [None, f"bytes={drop_at}-"]
 
+
+# ----------------------------------------------------------------------------- the Snakemake script
+
+
+def run_script(url: str, out: Path, logfile: Path) -> None:
+    logfile.parent.mkdir(parents=True, exist_ok=True)
+    snakemake = SimpleNamespace(
+        params=SimpleNamespace(url=url, retries=3, backoff=0.0),
+        input=SimpleNamespace(), output=[str(out)], log=[str(logfile)],
+    )
+    runpy.run_path(str(SCRIPT), init_globals={"snakemake": snakemake}, run_name="__main__")
+
+
+def test_script_downloads_a_verified_object(bucket, tmp_path):
+    bucket.misbehave[OBJ] = Misbehaviour(drop_at=5000)
+    out = tmp_path / "resources" / "google2019" / "instance_usage-000000000000.json.gz"
+    logfile = tmp_path / "logs" / "download.log"
+    run_script(f"{bucket.url}/{OBJ}", out, logfile)
+    assert out.read_bytes() == bucket.data(OBJ)
+    text = logfile.read_text()
+    assert f"{OBJ}: 0.0/" in text and "(100%)" in text
+    assert "retrying" in text and "crc32c and md5 verified" in text
+    assert bucket.ranges(OBJ) == [None, "bytes=5000-"]
+
+
+def test_script_refuses_an_object_without_hashes(bucket, tmp_path):
+    bucket.goog_hash = ()
+    out = tmp_path / "out.json.gz"
+    logfile = tmp_path / "logs" / "download.log"
+    with pytest.raises(DownloadError, match="the server sent no x-goog-hash"):
+        run_script(f"{bucket.url}/{OBJ}", out, logfile)
+    assert "Traceback" in logfile.read_text() and OBJ in logfile.read_text()
+    assert_no_leftovers(out)
