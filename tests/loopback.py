@@ -1,8 +1,14 @@
 """A loopback HTTP server for the download tests: serves a directory, and misbehaves on request (drops,
-stalls, corrupt bytes, ignored ranges, HTTP errors), recording every request and its Range header."""
+stalls, corrupt bytes, ignored ranges, HTTP errors, wrong or missing x-goog-hash, an object replaced
+mid-download), recording every request and its Range header.
+
+With ``Bucket.goog_hash`` set it sends, as Google Cloud Storage does, the whole object's hashes in
+``x-goog-hash`` on every 200 and 206 response, computed here independently of the client: CRC32C by the
+pure-Python table of :func:`crc32c`, MD5 by hashlib."""
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import hashlib
 import socket
@@ -11,6 +17,35 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import unquote
+
+
+def _crc32c_table() -> list[int]:
+    table = []
+    for byte in range(256):
+        crc = byte
+        for _ in range(8):
+            crc = (crc >> 1) ^ 0x82F63B78 if crc & 1 else crc >> 1  # Castagnoli polynomial, reflected
+        table.append(crc)
+    return table
+
+
+_CRC32C_TABLE = _crc32c_table()
+
+
+def crc32c(data: bytes) -> int:
+    """CRC-32C (Castagnoli) of ``data``, byte-wise by table: pure Python, a reference for the client's C library."""
+    crc = 0xFFFFFFFF
+    for byte in data:
+        crc = _CRC32C_TABLE[(crc ^ byte) & 0xFF] ^ (crc >> 8)
+    return crc ^ 0xFFFFFFFF
+
+
+def goog_hashes(data: bytes) -> dict[str, str]:
+    """``{"crc32c": ..., "md5": ...}`` of ``data`` as GCS writes them: base64 of the big-endian CRC32C and the MD5."""
+    return {
+        "crc32c": base64.b64encode(crc32c(data).to_bytes(4, "big")).decode(),
+        "md5": base64.b64encode(hashlib.md5(data).digest()).decode(),
+    }
 
 
 @dataclass
@@ -25,6 +60,10 @@ class Misbehaviour:
     status: int | None = None  # answer this HTTP error ...
     status_times: int = -1  # ... on this many first requests (-1: always)
     retry_after: str | None = None
+    # x-goog-hash value sent instead of the true one: a str on every request, a list one per request (the true one
+    # beyond it); "" sends no x-goog-hash
+    goog_hash: str | list[str] | None = None
+    replace: bytes | None = None  # the object's bytes become these once the first request has read it
 
 
 @dataclass
@@ -32,6 +71,8 @@ class Bucket:
     root: Path
     url: str = ""
     misbehave: dict[str, Misbehaviour] = field(default_factory=dict)
+    goog_hash: tuple[str, ...] = ()  # hashes sent in x-goog-hash ("crc32c", "md5"); () sends none (as the 2011 bucket)
+    goog_hash_lines: bool = False  # one x-goog-hash line per hash instead of one comma-separated line
     requests: list[tuple[str, str | None]] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
     stop: threading.Event = field(default_factory=threading.Event)
@@ -41,6 +82,16 @@ class Bucket:
 
     def sha(self, rel: str) -> str:
         return hashlib.sha256(self.data(rel)).hexdigest()
+
+    def goog_hash_lines_for(self, data: bytes, mb: Misbehaviour, n: int) -> list[str]:
+        """The x-goog-hash header lines for the ``n``-th request of an object of bytes ``data``."""
+        override = mb.goog_hash[n] if isinstance(mb.goog_hash, list) and n < len(mb.goog_hash) else mb.goog_hash
+        if isinstance(override, str):
+            return [override] if override else []
+        pairs = [f"{name}={value}" for name, value in goog_hashes(data).items() if name in self.goog_hash]
+        if self.goog_hash_lines or not pairs:
+            return pairs
+        return [",".join(pairs)]
 
     def ranges(self, rel: str) -> list[str | None]:
         with self.lock:
@@ -78,6 +129,9 @@ class Handler(BaseHTTPRequestHandler):
             self.send_error(404)
             return
         data = bytearray(path.read_bytes())
+        goog_hash = bucket.goog_hash_lines_for(bytes(data), mb, n)  # the object's, not what is sent
+        if mb.replace is not None and n == 0:
+            path.write_bytes(mb.replace)  # before this response ends, so the next request sees it
         if mb.corrupt < 0 or n < mb.corrupt:
             data[len(data) // 2] ^= 0xFF
         start, status = 0, 200
@@ -96,6 +150,8 @@ class Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(body)))
         if status == 206:
             self.send_header("Content-Range", f"bytes {start}-{len(data) - 1}/{len(data)}")
+        for line in goog_hash:
+            self.send_header("x-goog-hash", line)
         self.end_headers()
         if isinstance(mb.drop_at, list):
             drop_at = mb.drop_at[n] if n < len(mb.drop_at) else None

@@ -11,6 +11,12 @@ streaming) and only then renames the ``.part`` to ``dest``, so a file under its
 final name is always complete and verified. :func:`verify_tree` checks a
 directory the user already holds (``trace.source: local``) against the manifest.
 
+Objects without a published SHA-256 (the Google 2019 trace, one Google Cloud Storage object per shard) are
+verified with ``download(url, dest, None, server_hashes=True)`` against the CRC32C (and MD5, absent for
+composite objects) that GCS sends with every response, 200 or 206, in its ``x-goog-hash`` header
+(:func:`parse_goog_hash`). The hashes verified are recorded beside the file in ``<dest>.x-goog-hash``, so a
+later call trusts a present ``dest`` only after re-checking its bytes against them.
+
 Every URL (and every redirect) must be ``https://``: the ``SHA256SUM`` manifest that the shards are
 verified against is itself trusted only through TLS. Plain ``http://`` is allowed only to a loopback
 address (127.0.0.1, localhost, ::1: the offline tests' server); ``file://`` and other schemes are
@@ -19,6 +25,7 @@ rejected (:func:`check_url`).
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import http.client
 import logging
@@ -30,8 +37,10 @@ import ipaddress
 import urllib.error
 import urllib.parse
 import urllib.request
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path, PurePosixPath
+
+import google_crc32c
 
 from colocate.trace import SINGLE_FILE_TABLES, TABLES, shard_name
 
@@ -51,9 +60,19 @@ _SUM_LINE = re.compile(r"([0-9a-fA-F]{64}) [ *]?(\S.*)")
 _CONTENT_RANGE = re.compile(r"bytes\s+(\d+)-(\d+)/(\d+|\*)")
 _READ_BLOCK = 1 << 20
 
+#: The response header in which Google Cloud Storage sends an object's hashes.
+GOOG_HASH = "x-goog-hash"
+#: Suffix of the file written beside a ``dest`` verified against the server's hashes: the hashes it matched.
+HASHES_SUFFIX = ".x-goog-hash"
+
 
 class DownloadError(RuntimeError):
-    """A file that could not be downloaded: names the URL and why (checksums or last error)."""
+    """A file that could not be downloaded: names the URL and why (checksums or last error).
+
+    On a checksum mismatch ``expected`` and ``actual`` are set: the SHA-256 hex digests when only the SHA-256
+    differs, else the hashes that differ as ``name=value`` pairs joined by commas (``crc32c=…,md5=…``, base64 as
+    in ``x-goog-hash``). Both are None for any other failure.
+    """
 
     def __init__(
         self,
@@ -240,11 +259,98 @@ def _as_index(what: str, x: object) -> int:
 
 def sha256_file(path: str | Path) -> str:
     """Lowercase hex SHA-256 of the file at ``path``."""
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        while block := f.read(_READ_BLOCK):
-            h.update(block)
-    return h.hexdigest()
+    return Digests.of_file(path, ["sha256"]).values()["sha256"]
+
+
+def _b64(digest: bytes) -> str:
+    return base64.b64encode(digest).decode("ascii")
+
+
+#: The digests a download can be checked against, by name: a new hasher, and its value as written where it is
+#: published (SHA-256 in lowercase hex as by ``sha256sum``; CRC32C, 4 big-endian bytes, and MD5 in base64 as in
+#: ``x-goog-hash``).
+_ALGORITHMS: dict[str, tuple[Callable[[], object], Callable[[object], str]]] = {
+    "sha256": (hashlib.sha256, lambda h: h.hexdigest()),
+    "crc32c": (google_crc32c.Checksum, lambda h: _b64(h.digest())),
+    "md5": (lambda: hashlib.md5(usedforsecurity=False), lambda h: _b64(h.digest())),
+}
+_LABELS = {"sha256": "SHA-256", "crc32c": "crc32c", "md5": "md5"}
+#: The hashes ``x-goog-hash`` may carry, and the length of each in bytes.
+_GOOG_HASH_BYTES = {"crc32c": 4, "md5": 16}
+
+
+class Digests:
+    """Running digests of one file's bytes, by name (``"sha256"``, ``"crc32c"``, ``"md5"``), fed chunk by chunk."""
+
+    def __init__(self, names: Iterable[str]):
+        self._hashers = {name: _ALGORITHMS[name][0]() for name in names}
+
+    @classmethod
+    def of_file(cls, path: str | Path, names: Iterable[str]) -> Digests:
+        """The digests ``names`` of the whole file at ``path`` (not read when ``names`` is empty)."""
+        digests = cls(names)
+        if not digests._hashers:
+            return digests
+        with open(path, "rb") as f:
+            while block := f.read(_READ_BLOCK):
+                digests.update(block)
+        return digests
+
+    def update(self, chunk: bytes) -> None:
+        for hasher in self._hashers.values():
+            hasher.update(chunk)
+
+    def values(self) -> dict[str, str]:
+        """``{name: value}``, each written as where it is published (hex SHA-256, base64 CRC32C and MD5)."""
+        return {name: _ALGORITHMS[name][1](hasher) for name, hasher in self._hashers.items()}
+
+
+def parse_goog_hash(values: Iterable[str]) -> dict[str, str]:
+    """The hashes in the ``x-goog-hash`` header(s) of a GCS response: ``{"crc32c": b64[, "md5": b64]}``.
+
+    ``values`` are the header's values: one ``crc32c=<b64>,md5=<b64>``, or one line per hash. Other algorithms
+    are ignored. ``ValueError`` when there is no header, it has no crc32c, a value is not the base64 of a digest
+    of the right length, or a hash is given twice with different values.
+    """
+    values = list(values)
+    if not values:
+        raise ValueError(f"the server sent no {GOOG_HASH}")
+    out: dict[str, str] = {}
+    for item in (i.strip() for value in values for i in value.split(",")):
+        name, _, b64 = item.partition("=")
+        name = name.strip().lower()
+        if name not in _GOOG_HASH_BYTES:
+            continue
+        try:
+            digest = base64.b64decode(b64.strip(), validate=True)
+        except ValueError:
+            digest = b""
+        if len(digest) != _GOOG_HASH_BYTES[name]:
+            raise ValueError(f"the server sent a malformed {GOOG_HASH}: {name}={b64.strip()!r}")
+        if out.setdefault(name, _b64(digest)) != _b64(digest):
+            raise ValueError(f"the server sent {name} twice with different values in {GOOG_HASH}")
+    if "crc32c" not in out:
+        raise ValueError(f"the server sent an {GOOG_HASH} without crc32c: {', '.join(values)!r}")
+    return out
+
+
+def format_hashes(values: Mapping[str, str]) -> str:
+    """``values`` as ``name=value`` pairs joined by commas (the form of ``x-goog-hash`` and of its record file)."""
+    return ",".join(f"{name}={value}" for name, value in values.items())
+
+
+def hashes_path(dest: str | Path) -> Path:
+    """The record of the server's hashes that ``dest`` was verified against: ``<dest>.x-goog-hash``."""
+    dest = Path(dest)
+    return dest.with_name(dest.name + HASHES_SUFFIX)
+
+
+def _read_recorded(dest: Path) -> dict[str, str] | None:
+    """The hashes recorded beside ``dest`` (:func:`hashes_path`); None when there is no record or it is malformed."""
+    try:
+        return parse_goog_hash([hashes_path(dest).read_text(encoding="ascii").strip()])
+    except (OSError, ValueError):
+        return None
 
 
 def verify_file(path: str | Path, sha256: str) -> bool:
@@ -315,7 +421,87 @@ class _Retry(Exception):
 
 
 class _Final(Exception):
-    """A failure retrying cannot fix (HTTP 4xx other than 408/429)."""
+    """A failure retrying cannot fix (HTTP 4xx other than 408/429, a response without the server's hashes)."""
+
+
+class _Expected:
+    """What one download is verified against: a SHA-256 known upfront, and/or (``server_hashes``) the hashes that
+    every response's ``x-goog-hash`` gives. The one place that knows which digests a download computes."""
+
+    def __init__(self, url: str, sha256: str | None, server_hashes: bool):
+        self.url = url
+        self.upfront = {"sha256": _expected_digest(url, sha256)} if sha256 is not None else {}
+        self.server_hashes = server_hashes
+        self.sent: dict[str, str] | None = None  # the x-goog-hash of this download's latest response
+        if server_hashes and google_crc32c.implementation != "c":
+            log.warning("google_crc32c has no C extension here: CRC32C checks will be slow")
+
+    @property
+    def values(self) -> dict[str, str]:
+        """``{name: expected value}`` as far as known (the server's hashes once a response gave them)."""
+        return {**self.upfront, **(self.sent or {})}
+
+    def known(self) -> bool:
+        """Whether all that the file is checked against is known (server hashes: once a response sent them)."""
+        return not self.server_hashes or self.sent is not None
+
+    def describe(self) -> str:
+        """The hashes checked, for the log: ``"SHA-256"``, ``"crc32c and md5"``, ``""`` when none."""
+        return " and ".join(_LABELS[name] for name in self.values)
+
+    def take(self, headers, part: Path, offset: int) -> None:
+        """Read the server's hashes from a response (200 or 206) whose body lands in ``part`` from ``offset``.
+
+        Raises :class:`_Final` when the response has no usable ``x-goog-hash``. Hashes that differ from an earlier
+        response's mean the object was replaced: a resumed ``part`` (``offset`` > 0) holds bytes of the old one, so
+        it is deleted and :class:`_Retry` raised; a body from byte 0 is wholly the new object's.
+        """
+        if not self.server_hashes:
+            return
+        try:
+            sent = parse_goog_hash(headers.get_all(GOOG_HASH) or [])
+        except ValueError as e:
+            raise _Final(str(e)) from None
+        previous, self.sent = self.sent, sent
+        if previous is None or previous == sent:
+            return
+        changed = (
+            f"the object changed during the download ({GOOG_HASH} was {format_hashes(previous)}, "
+            f"now {format_hashes(sent)})"
+        )
+        if offset:
+            part.unlink(missing_ok=True)
+            raise _Retry(f"{changed}; restarting from zero")
+        log.info("%s: %s", self.url, changed)
+
+    def mismatches(self, actual: Mapping[str, str]) -> dict[str, tuple[str, str]]:
+        """``{name: (expected, actual)}`` of each hash that differs (empty: verified)."""
+        return {name: (value, actual[name]) for name, value in self.values.items() if actual[name] != value}
+
+    def present(self, dest: Path) -> bool:
+        """Whether ``dest`` already holds the verified file: its bytes match the SHA-256 and, with server hashes,
+        the hashes recorded beside it when it was verified (a file without that record is not trusted)."""
+        if not (self.upfront or self.server_hashes) or not dest.is_file():
+            return False
+        expected = dict(self.upfront)
+        if self.server_hashes:
+            recorded = _read_recorded(dest)
+            if recorded is None:
+                log.info("%s: present without a record of its %s; downloading again", dest, GOOG_HASH)
+                return False
+            expected.update(recorded)
+        if Digests.of_file(dest, expected).values() != expected:
+            log.info("%s: present but does not match %s; downloading again", dest, format_hashes(expected))
+            return False
+        return True
+
+    def record(self, dest: Path) -> None:
+        """With server hashes: write the hashes the file was verified against beside ``dest`` (atomically)."""
+        if self.server_hashes and self.sent is not None:
+            path = hashes_path(dest)
+            tmp = path.with_name(path.name + ".tmp")
+            tmp.write_text(format_hashes(self.sent) + "\n", encoding="ascii")
+            os.replace(tmp, path)
 
 
 def download(
@@ -330,8 +516,10 @@ def download(
     progress: ProgressFn | None = None,
     sleep: Callable[[float], None] = time.sleep,
     mismatch_retries: int | None = None,
+    server_hashes: bool = False,
 ) -> None:
-    """Download ``url`` to ``dest``, verified against ``sha256`` (None: no check), resumably.
+    """Download ``url`` to ``dest``, verified against ``sha256`` and/or the server's hashes (neither: no check),
+    resumably.
 
     The body streams to ``<dest>.part``. A dropped connection (an error mid-body
     or fewer bytes than announced) is resumed with ``Range: bytes=N-``; a
@@ -341,6 +529,13 @@ def download(
     file is moved to ``dest`` (atomic ``os.replace``). A leftover ``.part`` of
     an earlier run is resumed. If ``dest`` already holds a file with the
     expected digest, nothing is fetched.
+
+    With ``server_hashes`` (Google Cloud Storage) every response, 200 or 206, must carry ``x-goog-hash`` with at
+    least a crc32c (else :class:`DownloadError` at once, not retried); the file is verified against its CRC32C and,
+    where given, MD5, computed as for the SHA-256. Hashes that change between two responses (the object replaced
+    mid-download) discard the ``.part`` and restart from zero. The hashes verified are written to
+    ``<dest>.x-goog-hash`` (:func:`hashes_path`) before the file is moved into place; a present ``dest`` is
+    skipped only when its bytes match that record.
 
     Retries sleep ``backoff * 2**(n-1)`` seconds (or the server's
     ``Retry-After``). The call gives up with :class:`DownloadError` after
@@ -352,11 +547,11 @@ def download(
     check_url(url)
     if retries < 1:
         raise ValueError(f"retries must be >= 1, got {retries}")
-    expected = _expected_digest(url, sha256)
+    expected = _Expected(url, sha256, server_hashes)
     dest = Path(dest)
     part = dest.with_name(dest.name + ".part")
     dest.parent.mkdir(parents=True, exist_ok=True)
-    if expected is not None and verify_file(dest, expected):
+    if expected.present(dest):
         log.info("%s: already present and verified", dest)
         return
 
@@ -366,7 +561,7 @@ def download(
         before = _size(part)
         retry_after: float | None = None
         try:
-            digest = _attempt(url, part, timeout=timeout, chunk_size=chunk_size, progress=progress)
+            actual = _attempt(url, part, expected, timeout=timeout, chunk_size=chunk_size, progress=progress)
         except _Final as e:
             part.unlink(missing_ok=True)
             raise DownloadError(f"{url}: {e} (not retried)", url=url) from e.__cause__
@@ -381,20 +576,22 @@ def download(
                 ) from e.__cause__
             why = str(e)
         else:
-            if expected is None or digest == expected:
-                _move_into_place(part, dest, verified=expected is not None)
+            wrong = expected.mismatches(actual)
+            if not wrong:
+                expected.record(dest)
+                _move_into_place(part, dest, verified=expected.describe())
                 return
             part.unlink(missing_ok=True)
             mismatches += 1
+            detail = "; ".join(f"{_LABELS[name]} expected {want}, got {got}" for name, (want, got) in wrong.items())
             if mismatches >= (mismatch_retries or retries):
                 raise DownloadError(
-                    f"{url}: SHA-256 mismatch after {attempt} attempt(s): "
-                    f"expected {expected}, got {digest}",
+                    f"{url}: checksum mismatch after {attempt} attempt(s): {detail}",
                     url=url,
-                    expected=expected,
-                    actual=digest,
+                    expected=_mismatched(wrong, 0),
+                    actual=_mismatched(wrong, 1),
                 )
-            why = f"SHA-256 mismatch (expected {expected}, got {digest}); restarting from zero"
+            why = f"checksum mismatch ({detail}); restarting from zero"
         delay = _backoff_delay(backoff, failures + mismatches, retry_after)
         log.warning("%s: attempt %d failed: %s; retrying in %.1f s", url, attempt, why, delay)
         sleep(delay)
@@ -410,10 +607,17 @@ def _expected_digest(url: str, sha256: str | None) -> str | None:
     return expected
 
 
-def _move_into_place(part: Path, dest: Path, *, verified: bool) -> None:
-    """Rename the complete ``part`` to ``dest`` (atomic ``os.replace``) and log it."""
+def _mismatched(wrong: Mapping[str, tuple[str, str]], which: int) -> str:
+    """The expected (``which`` 0) or actual (1) values of the hashes in ``wrong``, for :class:`DownloadError`."""
+    if list(wrong) == ["sha256"]:
+        return wrong["sha256"][which]
+    return format_hashes({name: pair[which] for name, pair in wrong.items()})
+
+
+def _move_into_place(part: Path, dest: Path, *, verified: str) -> None:
+    """Rename the complete ``part`` to ``dest`` (atomic ``os.replace``) and log it (``verified``: hashes checked)."""
     os.replace(part, dest)
-    log.info("%s: complete%s", dest, ", SHA-256 verified" if verified else "")
+    log.info("%s: complete%s", dest, f", {verified} verified" if verified else "")
 
 
 def _backoff_delay(backoff: float, retry: int, retry_after: float | None) -> float:
@@ -449,22 +653,27 @@ def _retry_after(headers: Mapping[str, str] | None) -> float | None:
 
 
 def _attempt(
-    url: str, part: Path, *, timeout: float, chunk_size: int, progress: ProgressFn | None
-) -> str:
-    """One GET, appending to ``part`` from its current size; returns the digest of the whole file."""
+    url: str, part: Path, expected: _Expected, *, timeout: float, chunk_size: int, progress: ProgressFn | None
+) -> dict[str, str]:
+    """One GET, appending to ``part`` from its current size; returns the digests of the whole file that
+    ``expected`` checks (:meth:`Digests.values`)."""
     offset = _size(part)
     response = _open(url, part, offset, timeout)
     if response is None:  # the .part is already whole
-        return sha256_file(part)
+        if not expected.known():
+            part.unlink(missing_ok=True)
+            raise _Retry(f"the .part is whole but no response has sent its {GOOG_HASH} yet; restarting from zero")
+        return Digests.of_file(part, expected.values).values()
     with response:
         offset, total = _resume_point(url, part, response, offset)
-        hasher = _prefix_hasher(part, offset)
-        done = _stream_body(response, part, offset, total, hasher, chunk_size=chunk_size, progress=progress)
+        expected.take(response.headers, part, offset)
+        digests = Digests.of_file(part, expected.values) if offset else Digests(expected.values)
+        done = _stream_body(response, part, offset, total, digests, chunk_size=chunk_size, progress=progress)
     if total is not None and done != total:
         if done > total:
             part.unlink(missing_ok=True)
         raise _Retry(f"connection closed after {done} of {total} bytes")
-    return hasher.hexdigest()
+    return digests.values()
 
 
 def _open(url: str, part: Path, offset: int, timeout: float) -> http.client.HTTPResponse | None:
@@ -522,19 +731,9 @@ def _resume_point(url: str, part: Path, response: http.client.HTTPResponse, offs
     raise _Retry(f"unexpected HTTP status {response.status}")
 
 
-def _prefix_hasher(part: Path, offset: int):
-    """A SHA-256 hasher fed with the first ``offset`` bytes kept in ``part`` (the whole ``part``; none if 0)."""
-    hasher = hashlib.sha256()
-    if offset:
-        with open(part, "rb") as f:
-            while block := f.read(_READ_BLOCK):
-                hasher.update(block)
-    return hasher
-
-
 def _stream_body(
-    response: http.client.HTTPResponse, part: Path, offset: int, total: int | None, hasher, *, chunk_size: int,
-    progress: ProgressFn | None,
+    response: http.client.HTTPResponse, part: Path, offset: int, total: int | None, digests: Digests, *,
+    chunk_size: int, progress: ProgressFn | None,
 ) -> int:
     """Append the body to ``part`` (truncated first when ``offset`` is 0), hashing and reporting progress;
     returns the bytes ``part`` then holds. A read error raises :class:`_Retry`; what arrived is kept (fsync'd)."""
@@ -552,7 +751,7 @@ def _stream_body(
                 if not chunk:
                     break
                 f.write(chunk)
-                hasher.update(chunk)
+                digests.update(chunk)
                 done += len(chunk)
                 if progress is not None:
                     progress(done, total)
