@@ -40,9 +40,10 @@ def row(id_: str, quantity: str = "q", paper: str = "1.0", unit: str = "", scale
 def test_the_projects_claims_tables_read_and_every_cause_they_name_exists():
     papers = claims.read_claims(sorted(PAPERS.glob("*.tsv")))
     causes = claims.read_causes(sorted((PAPERS / "causes").glob("*.md")))
-    # each claim's id names the paper whose table holds it (real-trace.tsv: the real 2011 trace's own values)
+    # each claim's id names the paper whose table holds it (real-trace.tsv: the real 2011 trace's own values;
+    # beyond.tsv: questions beyond the papers, asked of other traces)
     prefix = {"janus": "janus.", "beaumont": "beaumont.", "tantawi": "tantawi.", "unuvar": "unuvar.",
-              "real-trace": "real2011."}
+              "real-trace": "real2011.", "beyond": "beyond."}
     for file, ids in papers.group_by("file").agg("id").iter_rows():
         assert all(i.startswith(prefix[Path(file).stem]) for i in ids), file
     assert set(papers["cause"].to_list()) - {""} <= set(causes)

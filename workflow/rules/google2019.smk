@@ -75,6 +75,7 @@ if isinstance(SRC, _g19.Download):
 USAGE_RECORDS = expand(f"{RESULTS}/map/instance_usage/{{stem}}/records.parquet", stem=shard_stems("instance_usage"))
 GROUP_WINDOWS = expand(f"{RESULTS}/map/instance_usage/{{stem}}/job_windows.parquet", stem=shard_stems("instance_usage"))
 SAMPLED_WINDOWS = expand(f"{RESULTS}/map/instance_usage/{{stem}}/sampled_windows.parquet", stem=shard_stems("instance_usage"))
+WINDOW_MOMENTS = expand(f"{RESULTS}/map/instance_usage/{{stem}}/window_moments.parquet", stem=shard_stems("instance_usage"))
 ENTITY_PIECES = expand(f"{RESULTS}/map/instance_events/{{stem}}/pieces.parquet", stem=shard_stems("instance_events"))
 #: the instance events in 2011's task_events columns, for the placement events and requests
 G19_EVENTS = expand(f"{RESULTS}/map/instance_events/{{stem}}/events.parquet", stem=shard_stems("instance_events"))
@@ -90,6 +91,7 @@ rule map_instance_usage:
         records=f"{RESULTS}/map/instance_usage/{{stem}}/records.parquet",
         job_windows=f"{RESULTS}/map/instance_usage/{{stem}}/job_windows.parquet",
         sampled=f"{RESULTS}/map/instance_usage/{{stem}}/sampled_windows.parquet",
+        moments=f"{RESULTS}/map/instance_usage/{{stem}}/window_moments.parquet",
     wildcard_constraints:
         stem=G19_STEM,
     params:
@@ -97,7 +99,7 @@ rule map_instance_usage:
         n_windows=N_WINDOWS,
         windows_per_day=config["mapreduce"]["sampled_windows_per_day"],
         seed=config["mapreduce"]["seed"],
-        code=code_digest("prep.mapreduce", "sources.google2019", "io"),
+        code=code_digest("prep.mapreduce", "analysis.sampling", "sources.google2019", "io"),
     log:
         f"{RESULTS}/logs/map_instance_usage/{{stem}}.log",
     benchmark:

@@ -1,5 +1,6 @@
 """Map an instance_usage shard of the Google 2019 trace to the contract's bucketed usage records, job × window
-aggregates and sampled-window records (the shared map, colocate.prep.mapreduce, on its 2011-shaped columns)."""
+aggregates and sampled-window records (the shared map, colocate.prep.mapreduce, on its 2011-shaped columns), and the
+mean and variance of each window's 1-s samples (the contract's window moments)."""
 from colocate import io, rulescript
 from colocate.prep import mapreduce
 from colocate.sources import google2019 as g19
@@ -7,9 +8,11 @@ from colocate.sources import google2019 as g19
 
 def main(inputs, outputs, params, log):
     raw = g19.read_instance_usage(inputs.shard)
-    usage = g19.task_usage(raw)
-    log.info("%s: %d records, %d of jobs' instances (alloc sets' left out)", inputs.shard, raw.height, usage.height)
+    usage, moments = g19.task_usage(raw), g19.window_moments(raw)
+    log.info("%s: %d records, %d of jobs' instances (alloc sets' left out), %d with both distributions", inputs.shard,
+             raw.height, usage.height, moments.height)
     del raw
+    io.write_parquet(moments, outputs.moments)
     windows = mapreduce.sampled_windows(params.n_windows, params.windows_per_day, params.seed)
     records, job_windows, sampled = mapreduce.map_task_usage(usage, params.buckets, windows, consume=True)
     io.write_bucketed(records, outputs.records, params.buckets)

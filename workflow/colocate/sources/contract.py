@@ -103,6 +103,8 @@ CAPABILITIES: dict[str, str] = {
     "placements": "the machine each entity runs on",
     "memory_usage": "per-entity memory usage over time",
     "arrivals": "request arrivals: when each entity was submitted or created, with its size",
+    "window_distributions": "the distribution of an entity's 1-s CPU samples within each window (its percentiles), "
+                            "not only one sample",
 }
 
 
@@ -226,6 +228,11 @@ TABLES: dict[str, ContractTable] = {
         "MACHINE_EVENTS", ("machine_events",),
         {"time": _I64, "machine_id": _I64, "event_type": _I64},
         "machine events in the trace's order: MachineEventType ADD, REMOVE, UPDATE (Beaumont §6)", "time"),
+    "window_moments": ContractTable(
+        "WINDOW_MOMENTS", ("window_distributions",),
+        {**_KEY, "window": _I32, "sampled_cpu_usage": _F32, "cpu_rate": _F32, "within_mean": _F32, "within_var": _F32},
+        "per entity and window: its sampled usage and mean, and the mean and variance of all its 1-s samples in the "
+        "window, from their distribution", "window"),
     "placement_events": ContractTable(
         "PLACEMENT_EVENTS", ("placements",),
         {"time": _I64, **_KEY, "machine_id": _I64, "event_type": _I64},

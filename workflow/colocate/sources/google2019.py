@@ -41,8 +41,8 @@ from colocate.sources.contract import TABLES, EventType, MachineEventType, Trace
 __all__ = ["INSTANCE_USAGE_JSON", "INSTANCE_EVENTS_JSON", "COLLECTION_EVENTS_JSON", "MACHINE_EVENTS_JSON",
            "PRIORITY_TIERS", "DISTRIBUTION_LENGTHS", "TRACE_TABLES", "SPAN_WINDOWS", "INSTANCE_EVENT_TYPES",
            "MACHINE_EVENT_TYPES", "read_instance_usage", "read_instance_events", "read_collection_events",
-           "read_machine_events", "priority_class", "usage_records", "task_usage", "task_events", "job_events",
-           "machine_events", "PRIORITY_FROM_2011", "from_2011", "scatter", "write_json_lines", "stem",
+           "read_machine_events", "priority_class", "usage_records", "task_usage", "window_moments", "task_events", "job_events",
+           "machine_events", "PRIORITY_FROM_2011", "window_distributions", "from_2011", "scatter", "write_json_lines", "stem",
            "Google2019", "Synthetic2019", "Download", "Local"]
 
 _S, _F = pl.String(), pl.Float64()
@@ -101,8 +101,12 @@ INSTANCE_EVENT_TYPES = {0: EventType.SUBMIT, 3: EventType.SCHEDULE, 4: EventType
 #: MachineEvent's types → the contract's (EVENT_TYPE_UNKNOWN, 0, "should never happen": refused, naming its line).
 MACHINE_EVENT_TYPES = {1: MachineEventType.ADD, 2: MachineEventType.REMOVE, 3: MachineEventType.UPDATE}
 
-#: The lengths of instance_usage's CPU distributions: 0th–100th percentile by 10, and 91st–99th.
-DISTRIBUTION_LENGTHS = {"cpu_usage_distribution": 11, "tail_cpu_usage_distribution": 9}
+#: The percentile levels of instance_usage's CPU distributions: 0th–100th by 10, and 91st–99th.
+DISTRIBUTION_LEVELS = {"cpu_usage_distribution": tuple(i / 10 for i in range(11)),
+                       "tail_cpu_usage_distribution": tuple((90 + i) / 100 for i in range(1, 10))}
+DISTRIBUTION_LENGTHS = {k: len(v) for k, v in DISTRIBUTION_LEVELS.items()}
+#: Both distributions as one, by level: 0, .1, …, .9, .91, …, .99, 1.
+_LEVELS = sorted(DISTRIBUTION_LEVELS["cpu_usage_distribution"] + DISTRIBUTION_LEVELS["tail_cpu_usage_distribution"])
 
 #: The 2019 trace's priority tiers (ClusterData2019.md) as the papers' classes (colocate.sources.contract.CLASSES):
 #: free → gratis, best-effort batch and mid-tier → other, production → production, monitoring → monitoring;
@@ -230,6 +234,28 @@ def usage_records(usage: pl.DataFrame, n_buckets: int) -> pl.DataFrame:
     return task_usage(usage).with_columns(bucket_expr(n_buckets)).cast(dict(columns)).select(list(columns))
 
 
+def window_moments(usage: pl.DataFrame) -> pl.DataFrame:
+    """``instance_usage``'s rows that carry both CPU distributions, of the jobs' instances, as the contract's window
+    moments (:data:`colocate.analysis.sampling.MOMENT_COLUMNS`): the window, the inst sample and avg, and the mean
+    and variance of the window's 1-s samples read off its 20 percentiles (:func:`~colocate.analysis.sampling.
+    quantile_moments`)."""
+    from colocate.analysis.sampling import MOMENT_COLUMNS, quantile_moments
+    from colocate.sources.contract import window_of
+
+    rows = usage.filter((pl.col("collection_type") == JOB) & pl.col("cpu_usage_distribution").is_not_null()
+                        & pl.col("tail_cpu_usage_distribution").is_not_null())
+    deciles = rows["cpu_usage_distribution"].list.to_array(11).to_numpy()
+    tail = rows["tail_cpu_usage_distribution"].list.to_array(9).to_numpy()
+    mean, var = quantile_moments(_LEVELS, np.concatenate([deciles[:, :10], tail, deciles[:, 10:]], axis=1))
+    return rows.select(
+        pl.col("collection_id").alias("job_id"), pl.col("instance_index").alias("task_index"),
+        window_of("start_time").cast(pl.Int32),
+        pl.col("random_sample_usage").struct.field("cpus").cast(pl.Float32).alias("sampled_cpu_usage"),
+        pl.col("average_usage").struct.field("cpus").cast(pl.Float32).alias("cpu_rate"),
+        pl.Series("within_mean", mean, pl.Float32), pl.Series("within_var", var, pl.Float32),
+    ).select(MOMENT_COLUMNS)
+
+
 def task_events(events: pl.DataFrame) -> pl.DataFrame:
     """``instance_events`` (:func:`read_instance_events`) as 2011's task_events columns the map reads
     (:data:`~colocate.prep.mapreduce.TASK_EVENT_COLUMNS`): the jobs' instances only, their types as the contract's
@@ -299,6 +325,25 @@ def _resources(cpus: str, memory: str | None) -> pl.Expr:
     return pl.struct(fields)
 
 
+def window_distributions(usage: pl.DataFrame) -> pl.DataFrame:
+    """The two CPU distributions of each record of a 2011 task_usage table, as the synthetic model writes them: a
+    window's 1-s samples are its average (cpu_rate) times draws from the task's own distribution of inst / avg over
+    its records with avg > 0, scaled to mean 1, so that the window's mean is its average and inst is one draw from
+    about the same spread; capped at 1. Columns ``cpu_usage_distribution`` (11 values) and
+    ``tail_cpu_usage_distribution`` (9), float32; null for a task without such a record."""
+    key = ["job_id", "task_index"]
+    ratio = (pl.col("sampled_cpu_usage") / pl.col("cpu_rate")).filter(pl.col("cpu_rate") > 0)
+    shape = usage.group_by(key).agg(
+        *(ratio.quantile(level, "linear").alias(f"q{i}") for i, level in enumerate(_LEVELS)), ratio.mean().alias("m"))
+    level = [((pl.col("cpu_rate") * pl.col(f"q{i}") / pl.col("m")).clip(0, 1)).cast(pl.Float32) for i in range(len(_LEVELS))]
+    tail_at = [_LEVELS.index(v) for v in DISTRIBUTION_LEVELS["tail_cpu_usage_distribution"]]
+    decile_at = [_LEVELS.index(v) for v in DISTRIBUTION_LEVELS["cpu_usage_distribution"]]
+    scaled = pl.when(pl.col("m") > 0)
+    return usage.select(key + ["cpu_rate"]).join(shape, on=key, how="left", maintain_order="left").select(
+        scaled.then(pl.concat_list([level[i] for i in decile_at])).alias("cpu_usage_distribution"),
+        scaled.then(pl.concat_list([level[i] for i in tail_at])).alias("tail_cpu_usage_distribution"))
+
+
 def from_2011(table: str, df: pl.DataFrame, job_priority: pl.DataFrame | None = None) -> pl.DataFrame:
     """A table of the 2011 schema (``colocate.trace.TABLES``: task_usage, task_events, job_events, machine_events)
     as the 2019 table that records the same (instance_usage, instance_events, collection_events, machine_events),
@@ -320,7 +365,7 @@ def from_2011(table: str, df: pl.DataFrame, job_priority: pl.DataFrame | None = 
             pl.col("assigned_memory_usage").alias("assigned_memory"),
             pl.col("total_page_cache").alias("page_cache_memory"),
             "cycles_per_instruction", "memory_accesses_per_instruction",
-        )
+        ).hstack(window_distributions(df))
     if table == "task_events":
         df = _g4(df, "cpu_request", "memory_request")
         return df.select(
@@ -410,13 +455,13 @@ class Google2019(SourceBase):
     priority_classes = {name: tuple(range(lo, hi + 1)) for name, lo, hi in PRIORITY_TIERS}
     gives = {
         "instance_events": ("entities", "priorities", "placements", "arrivals"),
-        "instance_usage": ("usage_series", "inst_usage", "memory_usage"),
+        "instance_usage": ("usage_series", "inst_usage", "memory_usage", "window_distributions"),
         "collection_events": ("group_events",),
         "machine_events": ("machine_events",),
     }
     maps = {
         "instance_events": ("entity_pieces", "placement_events"),
-        "instance_usage": ("usage_records", "group_windows", "sampled_windows"),
+        "instance_usage": ("usage_records", "group_windows", "sampled_windows", "window_moments"),
         "collection_events": ("group_events",),
         "machine_events": ("machine_events",),
     }
