@@ -124,6 +124,9 @@ class Handler(BaseHTTPRequestHandler):
             self.send_header("Content-Length", "0")
             self.end_headers()
             return
+        if rel.startswith("storage/v1/b/"):  # GCS's JSON API: an object listing, two objects a page
+            self.send_listing(bucket, rel)
+            return
         path = bucket.root / rel
         if not path.is_file():
             self.send_error(404)
@@ -166,6 +169,27 @@ class Handler(BaseHTTPRequestHandler):
             with contextlib.suppress(OSError):
                 self.connection.shutdown(socket.SHUT_RDWR)
             return
+        self.wfile.write(body)
+
+
+    def send_listing(self, bucket: "Bucket", rel: str) -> None:
+        import json
+        from urllib.parse import parse_qs
+
+        name = rel.split("/")[3]  # storage/v1/b/<bucket>/o
+        query = {k: v[0] for k, v in parse_qs(self.path.split("?", 1)[1] if "?" in self.path else "").items()}
+        names = sorted(p.name for p in (bucket.root / name).glob(f"{query.get('prefix', '')}*") if p.is_file())
+        at = int(query.get("pageToken", 0))
+        page = {"items": [{"name": n, "size": str((bucket.root / name / n).stat().st_size),
+                           **{("md5Hash" if k == "md5" else k): v for k, v in goog_hashes((bucket.root / name / n).read_bytes()).items()}}
+                          for n in names[at : at + 2]]}
+        if at + 2 < len(names):
+            page["nextPageToken"] = str(at + 2)
+        body = json.dumps(page).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
         self.wfile.write(body)
 
 

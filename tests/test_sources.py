@@ -17,7 +17,7 @@ from colocate import sources, trace
 from colocate.registry import ConfigError
 from colocate.sources import LOCAL_LAYOUTS, SOURCES, Setting, contract, resolve
 from colocate.sources import azure as azure_sources
-from colocate.sources import google2011
+from colocate.sources import google2011, google2019
 
 from wfutil import REPO, azure_dataset_layout
 
@@ -28,8 +28,18 @@ TINY_SYNTHETIC = yaml.safe_load((REPO / "workflow/schemas/scales.yaml").read_tex
 def trace_section(**over) -> dict:
     base = {"source": "synthetic", "seed": 1, "path": None, "url": "https://storage.googleapis.com/clusterdata-2011-2",
             "shards": "all", "tables": ["job_events", "task_events", "task_usage", "machine_events"],
-            "azure": {"version": "v2", "url": None, "files": "all", "lock": None}}
+            "azure": {"version": "v2", "url": None, "files": "all", "lock": None},
+            "google2019": {"cell": "a", "url": "https://storage.googleapis.com",
+                           "shards": {t: 1 for t in google2019.TRACE_TABLES}}}
     return {**base, **over}
+
+
+def google2019_layout(root: Path, shards: dict[str, int]) -> Path:
+    for table, n in shards.items():
+        (root / table).mkdir(parents=True, exist_ok=True)
+        for i in range(n):
+            (root / table / f"{google2019.stem(table, i)}.json.gz").write_bytes(b"")
+    return root
 
 
 def google_layout(root: Path, shards: dict[str, int]) -> Path:
@@ -42,8 +52,12 @@ def google_layout(root: Path, shards: dict[str, int]) -> Path:
 
 def build(name: str, tmp_path: Path) -> sources.SourceBase:
     """Every built-in source, set up as a run would have it (local copies in ``tmp_path``)."""
-    synthetic = {**TINY_SYNTHETIC, "days": 2} if name == "synthetic" else None
-    if name == "local-google2011":
+    synthetic = {**TINY_SYNTHETIC, "days": 2} if name in ("synthetic", "synthetic2019") else None
+    if name == "local-google2019":
+        layout = google2019_layout(tmp_path / "g19", {"instance_usage": 3, "instance_events": 2, "machine_events": 1})
+        section = trace_section(source="local", path=str(layout),
+                                google2019={**trace_section()["google2019"], "shards": dict.fromkeys(google2019.TRACE_TABLES, "all")})
+    elif name == "local-google2011":
         section = trace_section(source="local", path=str(google_layout(tmp_path / "g", {"task_events": 3, "machine_events": 1})))
     elif name == "local-azure":
         section = trace_section(source="local", path=str(azure_dataset_layout(tmp_path / "a", n_files=5)))
@@ -167,7 +181,10 @@ def test_the_files_a_source_names_exist(name, tmp_path):
 
 def test_the_sources_say_what_each_trace_records(tmp_path):
     google = build("synthetic", tmp_path).capabilities()
-    assert google.has == set(contract.CAPABILITIES) and google.usage == "inst" and google.entity == "task"
+    assert google.has == set(contract.CAPABILITIES) - {"window_distributions"} and google.usage == "inst"
+    assert google.entity == "task" and "does not record the distribution" in google.lacks_why["window_distributions"]
+    google2019_ = build("synthetic2019", tmp_path).capabilities()
+    assert google2019_.has == set(contract.CAPABILITIES) and google2019_.entity == "instance"
     azure = build("azure-sample", tmp_path).capabilities()
     assert azure.has == {"entities", "usage_series", "arrivals"} and azure.usage == "max" and azure.entity == "VM"
     assert "hosts" in azure.lacks_why["machine_events"]

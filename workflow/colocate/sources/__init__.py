@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from colocate.registry import ConfigError, Registry, is_plugin, protocol_problems
-from colocate.sources.contract import Capabilities, TableCoverage
+from colocate.sources.contract import CAPABILITIES, Capabilities, TableCoverage
 
 __all__ = ["Source", "SourceBase", "SOURCES", "LOCAL_LAYOUTS", "register_local", "LocalCopy", "resolve", "families", "builtins", "Setting"]
 
@@ -173,6 +173,9 @@ class SourceBase:
             for cap in caps:
                 if cap not in has and cap not in why:
                     why[cap] = self.missing_why(table)
+        for cap, what in CAPABILITIES.items():  # what no table of the trace gives and the source does not explain
+            if cap not in has and cap not in why:
+                why[cap] = f"{self.label or 'the trace'} does not record {what}"
         return Capabilities(trace=self.label, has=frozenset(has), entity=self.entity, group=self.group,
                             usage=self.usage, units=self.units, span_windows=self.span_windows,
                             coverage=tuple(self.coverage(t) for t in self.tables),

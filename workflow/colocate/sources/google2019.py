@@ -42,7 +42,8 @@ __all__ = ["INSTANCE_USAGE_JSON", "INSTANCE_EVENTS_JSON", "COLLECTION_EVENTS_JSO
            "PRIORITY_TIERS", "DISTRIBUTION_LENGTHS", "TRACE_TABLES", "SPAN_WINDOWS", "INSTANCE_EVENT_TYPES",
            "MACHINE_EVENT_TYPES", "read_instance_usage", "read_instance_events", "read_collection_events",
            "read_machine_events", "priority_class", "usage_records", "task_usage", "window_moments", "task_events", "job_events",
-           "machine_events", "PRIORITY_FROM_2011", "window_distributions", "from_2011", "scatter", "write_json_lines", "stem",
+           "machine_events", "PRIORITY_FROM_2011", "window_distributions", "from_2011", "scatter", "write_json_lines",
+           "list_objects", "stem",
            "Google2019", "Synthetic2019", "Download", "Local"]
 
 _S, _F = pl.String(), pl.Float64()
@@ -439,6 +440,29 @@ def scatter(df: pl.DataFrame, time: str, n: int, rng: np.random.Generator, block
             .drop("_block", "_shard") for s in range(n)]
 
 
+def list_objects(url: str, bucket: str, prefix: str, timeout: float = 60) -> list[dict]:
+    """The objects of ``bucket`` whose names start with ``prefix``, by Google Cloud Storage's JSON API
+    (``<url>/storage/v1/b/<bucket>/o``, every page): each one's name, size, md5Hash and crc32c."""
+    import urllib.parse
+    import urllib.request
+
+    from colocate.trace.download import check_url
+
+    check_url(url, what="config key trace.google2019.url")
+    items, token = [], None
+    while True:
+        query = {"prefix": prefix, "fields": "items(name,size,md5Hash,crc32c),nextPageToken"}
+        if token:
+            query["pageToken"] = token
+        address = f"{url.rstrip('/')}/storage/v1/b/{bucket}/o?{urllib.parse.urlencode(query)}"
+        with urllib.request.urlopen(address, timeout=timeout) as response:
+            page = json.load(response)
+        items += page.get("items", [])
+        token = page.get("nextPageToken")
+        if not token:
+            return items
+
+
 def stem(table: str, index: int) -> str:
     """A file's stem: ``<table>-<12-digit shard>``."""
     return f"{table}-{index:012d}"
@@ -548,8 +572,7 @@ class Download(Google2019):
     against the CRC32C and MD5 the server sends."""
 
     name = "google2019"
-    #: Shard 0 of each table unless told otherwise: a cell's shard counts are not published, and "all" needs the
-    #: bucket's listing.
+    #: Shard 0 of each table unless told otherwise: a cell's shard counts are not published ("all" lists the bucket).
     config_defaults = {"trace": {"google2019": {"shards": {t: 1 for t in TRACE_TABLES}}}}
 
     @property
@@ -575,9 +598,29 @@ class Download(Google2019):
     def _stems(self, table: str) -> list[str]:
         sel = self.selection(table)
         if sel == "all":
-            raise ConfigError(f"config key trace.google2019.shards.{table}: 'all' needs the bucket's listing, which "
-                              "the download does not read yet; give a count (the first K shards) or a list of indices")
+            listed = [item["name"].removesuffix(self.suffix) for item in self.listing(table)]
+            if not listed:
+                raise ConfigError(f"config key trace.google2019.shards.{table}: 'all', but the bucket "
+                                  f"clusterdata_2019_{self.config['cell']} lists no {table}-NNNNNNNNNNNN.json.gz")
+            return listed
         return [stem(table, i) for i in (range(sel) if isinstance(sel, int) else sorted(sel))]
+
+    def listing(self, table: str) -> list[dict]:
+        """The bucket's objects of ``table`` (name, size, md5Hash, crc32c), listed once and kept beside the copy
+        (``<root>/listing/<table>.json``): the shard counts are not published."""
+        path = Path(self.root) / "listing" / f"{table}.json"
+        if not path.is_file():
+            items = list_objects(self.config["url"], f"clusterdata_2019_{self.config['cell']}", f"{table}-")
+            items = [i for i in items if re.fullmatch(rf"{table}-\d{{12}}\.json\.gz", i["name"])]
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_name(path.name + ".tmp")
+            tmp.write_text(json.dumps(sorted(items, key=lambda i: i["name"]), indent=1) + "\n")
+            tmp.replace(path)
+        return json.loads(path.read_text())
+
+    def total(self, table: str) -> int | None:
+        listed = Path(self.root) / "listing" / f"{table}.json"
+        return len(json.loads(listed.read_text())) if listed.is_file() else None
 
     def check(self) -> None:
         from colocate.trace.download import check_url
