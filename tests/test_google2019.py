@@ -131,7 +131,7 @@ def test_a_bad_line_is_refused_naming_the_file_and_line(tmp_path, edit, needle):
 # ============================================================================ the maps to the contract
 
 
-def jsonl(tmp_path, name: str, rows: list[dict]) -> "Path":
+def jsonl(tmp_path, name: str, rows: list[dict]):
     path = tmp_path / name
     with gzip.open(path, "wt") as f:
         f.write("".join(json.dumps(r, separators=(",", ":")) + "\n" for r in rows))

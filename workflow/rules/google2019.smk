@@ -9,11 +9,6 @@ from colocate.sources import google2019 as _g19
 G19_STEM = r"[a-z_]+-\d{12}"
 
 
-def g19_shard(table):
-    """Input function: the trace file of the job's shard of ``table``."""
-    return lambda wc: trace_file(table, wc.stem)
-
-
 # Defined only for the synthetic source: no other source's directory may be written by it.
 if SRC.is_model:
 
@@ -86,7 +81,7 @@ PLACEMENT_EVENTS = [f"{RESULTS}/map/placement_events.parquet"]
 
 rule map_instance_usage:
     input:
-        shard=g19_shard("instance_usage"),
+        shard=lambda wc: trace_file("instance_usage", wc.stem),
     output:
         records=f"{RESULTS}/map/instance_usage/{{stem}}/records.parquet",
         job_windows=f"{RESULTS}/map/instance_usage/{{stem}}/job_windows.parquet",
@@ -118,7 +113,7 @@ rule map_instance_usage:
 
 rule map_instance_events:
     input:
-        shard=g19_shard("instance_events"),
+        shard=lambda wc: trace_file("instance_events", wc.stem),
     output:
         pieces=f"{RESULTS}/map/instance_events/{{stem}}/pieces.parquet",
         events=f"{RESULTS}/map/instance_events/{{stem}}/events.parquet",
@@ -144,7 +139,7 @@ rule map_instance_events:
 
 rule map_collection_events:
     input:
-        shard=g19_shard("collection_events"),
+        shard=lambda wc: trace_file("collection_events", wc.stem),
     output:
         f"{RESULTS}/map/collection_events/{{stem}}.parquet",
     wildcard_constraints:

@@ -103,8 +103,7 @@ CAPABILITIES: dict[str, str] = {
     "placements": "the machine each entity runs on",
     "memory_usage": "per-entity memory usage over time",
     "arrivals": "request arrivals: when each entity was submitted or created, with its size",
-    "window_distributions": "the distribution of an entity's 1-s CPU samples within each window (its percentiles), "
-                            "not only one sample",
+    "window_distributions": "the distribution of an entity's 1-s CPU samples within each window (their percentiles)",
 }
 
 
