@@ -315,3 +315,14 @@ def test_a_whole_table_says_its_windows_are_whole_and_no_share_depends_on_what_w
     assert notes == ["task_usage spans windows 0–8351: 8,352 five-minute windows (696 h) of the trace's 8,352: every file "
                      "read, so every window whole."]
     assert summary._ranges([0, 1, 2, 5, 7, 8]) == "0–2, 5, 7–8" and summary._part_indices(["vmtable.csv"]) is None
+
+
+def test_a_partial_read_of_a_trace_whose_files_are_not_time_ordered_says_every_window_is_partial():
+    """The 2019 trace's shards each hold rows from across the month: a subset leaves holes in every series, not a
+    shorter span."""
+    record = partial_record()
+    record["files_in_time_order"] = False
+    _, notes = summary.coverage(record)
+    usage = next(n for n in notes if n.startswith("task_usage spans"))
+    assert "each of this trace's files holds rows from across its span" in usage and "series has holes" in usage
+    assert "at either end of the span" not in usage

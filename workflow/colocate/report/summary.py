@@ -316,9 +316,16 @@ def coverage(record: dict) -> tuple[pl.DataFrame, list[str]]:
             n = u["last_window"] - u["first_window"] + 1
             span = f"{c['table']} spans windows {u['first_window']}–{u['last_window']}: {n:,} five-minute window{'' if n == 1 else 's'}"
             span += f" ({n / 12:.3g} h)" + (f" of the trace's {record['span_windows']:,}" if record.get("span_windows") else "")
-            notes.append(span + (": every file read, so every window whole." if c["whole"] else
-                                 ": not every file read, so the windows at either end of the span, and any beside a "
-                                 "missing file, may hold only part of their records."))
+            if c["whole"]:
+                span += ": every file read, so every window whole."
+            elif record.get("files_in_time_order", True):
+                span += (": not every file read, so the windows at either end of the span, and any beside a missing "
+                         "file, may hold only part of their records.")
+            else:
+                span += (f": not every file read, and each of this trace's files holds rows from across its span, so "
+                         f"every window may hold only part of its records: a {record.get('entity', 'task')}'s series "
+                         "has holes.")
+            notes.append(span)
         if "entity_pieces" in c.get("maps_to", []) and c["read"] and not c["whole"]:
             notes.append(f"Counts and shares over {record.get('entity', 'task')}s and {record.get('group', 'job')}s (how "
                          f"many were dropped as failing, {record.get('entity', 'task')}s per {record.get('group', 'job')}, "

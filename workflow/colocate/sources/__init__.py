@@ -99,6 +99,8 @@ class SourceBase:
     suffix = ".csv.gz"
     #: What the trace calls its files (the 2011 trace's are shards).
     file_word = "files"
+    #: Whether each file covers a stretch of time (False: each holds rows from across the span, as 2019's shards).
+    files_in_time_order = True
 
     def __init__(self, setting: Setting) -> None:
         self.setting = setting
@@ -179,7 +181,8 @@ class SourceBase:
         return Capabilities(trace=self.label, has=frozenset(has), entity=self.entity, group=self.group,
                             usage=self.usage, units=self.units, span_windows=self.span_windows,
                             coverage=tuple(self.coverage(t) for t in self.tables),
-                            lacks_why={k: v for k, v in why.items() if k not in has})
+                            lacks_why={k: v for k, v in why.items() if k not in has},
+                            files_in_time_order=self.files_in_time_order)
 
     def missing_why(self, table: str) -> str:
         """Why this run reads no file of ``table`` (the trace may have it: this copy or selection does not)."""

@@ -137,6 +137,9 @@ class Capabilities:
     span_windows: int | None = None
     coverage: tuple[TableCoverage, ...] = ()
     lacks_why: Mapping[str, str] = field(default_factory=dict)
+    #: Whether a table's files each cover a stretch of time (a subset of them is a part of the span), or each holds
+    #: rows from across it (the 2019 trace's shards: a subset is a sample of every window's rows).
+    files_in_time_order: bool = True
 
     def __post_init__(self) -> None:
         unknown = set(self.has) - set(CAPABILITIES)
