@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import gzip
 import json
+from pathlib import Path
 
 import polars as pl
 import pytest
@@ -128,7 +129,7 @@ def test_a_bad_line_is_refused_naming_the_file_and_line(tmp_path, edit, needle):
         g.read_instance_usage(path)
 
 
-def _lines(tmp_path, name: str, lines: list[str]) -> "Path":
+def _lines(tmp_path, name: str, lines: list[str]) -> Path:
     path = tmp_path / name
     data = "".join(line + "\n" for line in lines).encode()
     path.write_bytes(gzip.compress(data) if name.endswith(".gz") else data)
@@ -197,7 +198,7 @@ def test_an_empty_file_is_one_empty_frame_with_the_schema(tmp_path, content):
 # ============================================================================ the maps to the contract
 
 
-def jsonl(tmp_path, name: str, rows: list[dict]) -> "Path":
+def jsonl(tmp_path, name: str, rows: list[dict]) -> Path:
     path = tmp_path / name
     with gzip.open(path, "wt") as f:
         f.write("".join(json.dumps(r, separators=(",", ":")) + "\n" for r in rows))
