@@ -28,6 +28,7 @@ import hashlib
 import json
 import re
 import zlib
+from collections import deque
 from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -224,14 +225,20 @@ def iter_instance_usage(path: str | Path, chunk_bytes: int = CHUNK_BYTES) -> Ite
     """One ``instance_usage`` file (``.json`` or ``.json.gz``) in frames of about ``chunk_bytes`` of its JSON each,
     in file order, each as :func:`read_instance_usage` reads a whole file (a bad line in any is named by its line in
     the file); at least one frame, empty for a file without lines. A real shard is ~3 GB of JSON: read whole, it
-    does not fit a map's memory."""
+    does not fit a map's memory. The next blocks are parsed in threads, as many as polars' pool has (polars parses
+    one block in one thread), while the caller works on this one's frame."""
     path = Path(path)
-    empty = True
-    for line, block in _blocks(path, chunk_bytes):
-        empty = False
-        yield _usage_block(path, block, line)
-    if empty:
-        yield _usage_block(path, b"", 1)
+    workers = pl.thread_pool_size()
+    with ThreadPoolExecutor(workers) as pool:
+        ahead = deque()
+        for line, block in _blocks(path, chunk_bytes):
+            ahead.append(pool.submit(_usage_block, path, block, line))
+            if len(ahead) > workers:
+                yield ahead.popleft().result()
+        if not ahead:
+            yield _usage_block(path, b"", 1)
+        while ahead:
+            yield ahead.popleft().result()
 
 
 def read_instance_usage(path: str | Path) -> pl.DataFrame:
