@@ -173,7 +173,7 @@ def _first_bad_line(path: Path, lines: Iterable[bytes], schema: dict[str, pl.Dat
 
 
 #: Bytes of JSON :func:`iter_instance_usage` parses at a time (about 85,000 rows of the synthetic model's): the
-#: reader holds about three such blocks (one parsed, the next decompressed, the one after being decompressed).
+#: reader holds a few such blocks and their frames (one being decompressed, one per parsing thread, the caller's).
 CHUNK_BYTES = 64 << 20
 
 
