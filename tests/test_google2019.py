@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import gzip
 import json
+from pathlib import Path
 
 import polars as pl
 import pytest
@@ -128,10 +129,76 @@ def test_a_bad_line_is_refused_naming_the_file_and_line(tmp_path, edit, needle):
         g.read_instance_usage(path)
 
 
+def _lines(tmp_path, name: str, lines: list[str]) -> Path:
+    path = tmp_path / name
+    data = "".join(line + "\n" for line in lines).encode()
+    path.write_bytes(gzip.compress(data) if name.endswith(".gz") else data)
+    return path
+
+
+def _varied_lines(n: int) -> list[str]:
+    """The verbatim line, its instance index and start time varied, so that each row can be told apart."""
+    good = LINE.read_text().strip()
+    return [good.replace('"instance_index":"111"', f'"instance_index":"{i}"').replace(
+        '"start_time":"1838400000000"', f'"start_time":"{1838400000000 + i}"') for i in range(n)]
+
+
+@pytest.mark.parametrize("name", ["instance_usage-000000000002.json", "instance_usage-000000000002.json.gz"])
+def test_chunks_of_a_small_size_are_the_whole_read(tmp_path, name):
+    path = _lines(tmp_path, name, _varied_lines(50))
+    whole = g.read_instance_usage(path)
+    assert whole.height == 50 and whole["instance_index"].to_list() == list(range(50))
+    line = len(_varied_lines(1)[0]) + 1  # lines 1-10 are this long, the others 1 or 2 bytes longer
+    for chunk, heights in [(1, {1}), (line, {1}), (3 * line, {2, 3, 4}), (10**6, {50})]:
+        chunks = list(g.iter_instance_usage(path, chunk_bytes=chunk))
+        assert {c.height for c in chunks} <= heights  # a block ends at its last newline, the rest goes on
+        assert pl.concat(chunks).equals(whole)
+
+
+def test_a_last_line_without_its_newline_is_read(tmp_path):
+    path = tmp_path / "instance_usage-000000000003.json"
+    path.write_text("\n".join(_varied_lines(3)))  # no newline at the end
+    assert [c.height for c in g.iter_instance_usage(path, chunk_bytes=100)] == [1, 1, 1]
+
+
+@pytest.mark.parametrize(("edit", "needle"), [
+    (lambda line: line[:-10], r":7: instance_usage: not a JSON object"),
+    (lambda line: line.replace('"collection_id":', '"collection_id":"x"'), r":7: instance_usage: not a JSON object"),
+    (lambda line: line.replace('"machine_id":"', '"machine_id":"m'), r":7: instance_usage: machine_id is not an INT64"),
+    (lambda line: line.replace("[0.0004711151123046875,", "["), r":7: instance_usage: cpu_usage_distribution has 10 values, not 11"),
+])
+def test_a_bad_line_in_a_later_chunk_is_named_by_its_line_in_the_file(tmp_path, edit, needle):
+    lines = _varied_lines(9)
+    lines[6] = edit(lines[6])
+    path = _lines(tmp_path, "instance_usage-000000000004.json.gz", lines)
+    chunk = 2 * len(lines[0]) + 1  # chunks of lines 1, 2-3, 4-5, 6-7, 8-9: line 7 is the 4th chunk's second row
+    with pytest.raises(contract.TraceFormatError, match=r"instance_usage-000000000004\.json\.gz" + needle):
+        list(g.iter_instance_usage(path, chunk_bytes=chunk))
+    with pytest.raises(contract.TraceFormatError, match=needle):
+        g.read_instance_usage(path)
+
+
+def test_a_truncated_gzip_is_named(tmp_path):
+    path = _lines(tmp_path, "instance_usage-000000000005.json.gz", _varied_lines(20))
+    path.write_bytes(path.read_bytes()[:-30])
+    with pytest.raises(contract.TraceFormatError, match=r"instance_usage-000000000005\.json\.gz: truncated or corrupt gzip"):
+        g.read_instance_usage(path)
+
+
+@pytest.mark.parametrize("content", [b"", b"\n\n"])
+def test_an_empty_file_is_one_empty_frame_with_the_schema(tmp_path, content):
+    path = tmp_path / "instance_usage-000000000006.json.gz"
+    path.write_bytes(gzip.compress(content))
+    chunks = list(g.iter_instance_usage(path))
+    assert len(chunks) == 1 and chunks[0].height == 0
+    assert g.read_instance_usage(path).schema == g.read_instance_usage(LINE).schema
+    assert g.task_usage(chunks[0]).columns == USAGE_COLUMNS and g.window_moments(chunks[0]).height == 0
+
+
 # ============================================================================ the maps to the contract
 
 
-def jsonl(tmp_path, name: str, rows: list[dict]):
+def jsonl(tmp_path, name: str, rows: list[dict]) -> Path:
     path = tmp_path / name
     with gzip.open(path, "wt") as f:
         f.write("".join(json.dumps(r, separators=(",", ":")) + "\n" for r in rows))

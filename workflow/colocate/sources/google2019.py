@@ -28,10 +28,14 @@ import hashlib
 import json
 import re
 import zlib
+from collections import deque
+from collections.abc import Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
 import polars as pl
+from isal import igzip, igzip_lib
 
 from colocate.prep.mapreduce import TASK_EVENT_COLUMNS, USAGE_COLUMNS, bucket_expr
 from colocate.registry import ConfigError
@@ -40,7 +44,7 @@ from colocate.sources.contract import TABLES, EventType, MachineEventType, Trace
 
 __all__ = ["INSTANCE_USAGE_JSON", "INSTANCE_EVENTS_JSON", "COLLECTION_EVENTS_JSON", "MACHINE_EVENTS_JSON",
            "PRIORITY_TIERS", "DISTRIBUTION_LENGTHS", "TRACE_TABLES", "SPAN_WINDOWS", "INSTANCE_EVENT_TYPES",
-           "MACHINE_EVENT_TYPES", "read_instance_usage", "read_instance_events", "read_collection_events",
+           "MACHINE_EVENT_TYPES", "CHUNK_BYTES", "read_instance_usage", "iter_instance_usage", "read_instance_events", "read_collection_events",
            "read_machine_events", "priority_class", "usage_records", "task_usage", "window_moments", "task_events", "job_events",
            "machine_events", "PRIORITY_FROM_2011", "window_distributions", "from_2011", "scatter", "write_json_lines",
            "list_objects", "stem",
@@ -141,39 +145,108 @@ def _diagnose(path: Path, schema: dict[str, pl.DataType], ints: tuple[str, ...],
     opener = gzip.open if path.suffix == ".gz" else open
     try:
         with opener(path, "rb") as fh:
-            for lineno, raw in enumerate(fh, start=1):
-                if not raw.strip():
-                    continue
-                try:
-                    row = json.loads(raw)
-                except ValueError as exc:
-                    return TraceFormatError(path, f"{what}: not a JSON object ({exc})", lineno)
-                if not isinstance(row, dict):
-                    return TraceFormatError(path, f"{what}: not a JSON object", lineno)
-                for name, dtype in schema.items():
-                    value = row.get(name)
-                    if dtype == pl.Float64 and value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
-                        return TraceFormatError(path, f"{what}: {name} is not a number ({str(value)[:40]!r})", lineno)
-                for name in ints:
-                    value = row.get(name)
-                    if value is not None and not (isinstance(value, (str, int)) and str(value).lstrip("-").isdigit()):
-                        return TraceFormatError(path, f"{what}: {name} is not an INT64 ({str(value)[:40]!r})", lineno)
+            return _first_bad_line(path, fh, schema, ints, what)
     except (EOFError, OSError, zlib.error) as exc:
         return TraceFormatError(path, f"truncated or corrupt gzip ({exc})")
+
+
+def _first_bad_line(path: Path, lines: Iterable[bytes], schema: dict[str, pl.DataType], ints: tuple[str, ...],
+                    what: str, first: int = 1) -> TraceFormatError | None:
+    """The first malformed one of ``lines`` of ``path``, the first of them its line ``first``."""
+    for lineno, raw in enumerate(lines, start=first):
+        if not raw.strip():
+            continue
+        try:
+            row = json.loads(raw)
+        except ValueError as exc:
+            return TraceFormatError(path, f"{what}: not a JSON object ({exc})", lineno)
+        if not isinstance(row, dict):
+            return TraceFormatError(path, f"{what}: not a JSON object", lineno)
+        for name, dtype in schema.items():
+            value = row.get(name)
+            if dtype == pl.Float64 and value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
+                return TraceFormatError(path, f"{what}: {name} is not a number ({str(value)[:40]!r})", lineno)
+        for name in ints:
+            value = row.get(name)
+            if value is not None and not (isinstance(value, (str, int)) and str(value).lstrip("-").isdigit()):
+                return TraceFormatError(path, f"{what}: {name} is not an INT64 ({str(value)[:40]!r})", lineno)
     return None
+
+
+#: Bytes of JSON :func:`iter_instance_usage` parses at a time (about 85,000 rows of the synthetic model's): the
+#: reader holds a few such blocks and their frames (one being decompressed, one per parsing thread, the caller's).
+CHUNK_BYTES = 64 << 20
+
+
+def _blocks(path: Path, chunk_bytes: int) -> Iterator[tuple[int, bytes]]:
+    """``path``'s lines (gzip decompressed by ISA-L) in blocks of about ``chunk_bytes``, each cut after a newline,
+    with the file's line number of its first line; the next block is decompressed in a thread while the caller
+    parses this one (ISA-L and polars both release the GIL)."""
+    opener = igzip.open if path.suffix == ".gz" else open
+    line, rest = 1, b""
+    with opener(path, "rb") as fh, ThreadPoolExecutor(1) as pool:
+        ahead = pool.submit(fh.read, chunk_bytes)
+        while True:
+            try:
+                data = ahead.result()
+            except (EOFError, OSError, zlib.error, igzip_lib.IsalError) as exc:
+                raise TraceFormatError(path, f"truncated or corrupt gzip ({exc})") from exc
+            if data:
+                ahead = pool.submit(fh.read, chunk_bytes)
+            block = rest + data
+            cut = len(block) if not data else block.rfind(b"\n") + 1
+            if cut:
+                yield line, block[:cut]
+                line += block.count(b"\n", 0, cut)
+            rest = block[cut:]
+            if not data:
+                return
+
+
+def _usage_block(path: Path, block: bytes, line: int) -> pl.DataFrame:
+    """One block of ``instance_usage`` lines (:func:`_blocks`), the first of them line ``line`` of ``path``, as
+    :func:`read_instance_usage` reads a file."""
+    what = "instance_usage"
+    try:
+        df = pl.read_ndjson(block, schema=INSTANCE_USAGE_JSON).with_columns(
+            pl.col(c).cast(pl.Int64, strict=True) for c in _USAGE_INTS)
+    except Exception as exc:  # polars names neither file nor line
+        bad = _first_bad_line(path, block.split(b"\n"), INSTANCE_USAGE_JSON, _USAGE_INTS, what, line)
+        raise bad or TraceFormatError(path, f"unreadable {what}: {exc}") from exc
+    for column, n in DISTRIBUTION_LENGTHS.items():
+        bad = df.select(pl.col(column).list.len().alias("n")).with_row_index("line", offset=line).filter(
+            pl.col("n").is_not_null() & (pl.col("n") != n))
+        if bad.height:
+            row = bad.row(0, named=True)
+            raise TraceFormatError(path, f"{what}: {column} has {row['n']} values, not {n}", int(row["line"]))
+    return df
+
+
+def iter_instance_usage(path: str | Path, chunk_bytes: int = CHUNK_BYTES) -> Iterator[pl.DataFrame]:
+    """One ``instance_usage`` file (``.json`` or ``.json.gz``) in frames of about ``chunk_bytes`` of its JSON each,
+    in file order, each as :func:`read_instance_usage` reads a whole file (a bad line in any is named by its line in
+    the file); at least one frame, empty for a file without lines. A real shard is ~3 GB of JSON: read whole, it
+    does not fit a map's memory. The next blocks are parsed in threads, as many as polars' pool has (polars parses
+    one block in one thread), while the caller works on this one's frame."""
+    path = Path(path)
+    workers = pl.thread_pool_size()
+    with ThreadPoolExecutor(workers) as pool:
+        ahead = deque()
+        for line, block in _blocks(path, chunk_bytes):
+            ahead.append(pool.submit(_usage_block, path, block, line))
+            if len(ahead) > workers:
+                yield ahead.popleft().result()
+        if not ahead:
+            yield _usage_block(path, b"", 1)
+        while ahead:
+            yield ahead.popleft().result()
 
 
 def read_instance_usage(path: str | Path) -> pl.DataFrame:
     """One ``instance_usage`` file: its fields as written, INT64 ones as Int64, nested records as structs. Each CPU
-    distribution, where present, has its length (:data:`DISTRIBUTION_LENGTHS`; a row of another names its line)."""
-    df = _read(path, INSTANCE_USAGE_JSON, _USAGE_INTS, "instance_usage")
-    for column, n in DISTRIBUTION_LENGTHS.items():
-        bad = df.select(pl.col(column).list.len().alias("n")).with_row_index("line", offset=1).filter(
-            pl.col("n").is_not_null() & (pl.col("n") != n))
-        if bad.height:
-            row = bad.row(0, named=True)
-            raise TraceFormatError(path, f"instance_usage: {column} has {row['n']} values, not {n}", int(row["line"]))
-    return df
+    distribution, where present, has its length (:data:`DISTRIBUTION_LENGTHS`; a row of another names its line).
+    The frames of :func:`iter_instance_usage`, one after the other."""
+    return pl.concat(iter_instance_usage(path))
 
 
 def read_collection_events(path: str | Path) -> pl.DataFrame:
