@@ -22,12 +22,18 @@ def _pins(specs: list[str]) -> dict[str, str]:
     return out
 
 
+#: conda-forge's name → PyPI's, where they differ
+PYPI_NAME = {"python-isal": "isal"}
+
+
 def test_environment_yml_matches_pyproject():
     project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
     wanted = _pins(project["dependencies"] + project["optional-dependencies"]["test"])
     env = yaml.safe_load((REPO / "environment.yml").read_text())
     conda = _pins([d.replace("python>=", "python>=") for d in env["dependencies"] if isinstance(d, str) and d not in ("pip",)])
     conda.pop("python")
+    # the packages conda-forge names otherwise than PyPI
+    conda = {PYPI_NAME.get(name, name): pin for name, pin in conda.items()}
     assert conda == wanted
 
 
