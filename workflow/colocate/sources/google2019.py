@@ -292,14 +292,16 @@ def task_usage(usage: pl.DataFrame) -> pl.DataFrame:
     maximum_cpu_rate its maximum, memory the mean (``average_usage.memory``), all in normalised machine shares as
     2011's, in float32."""
     f32 = pl.Float32()
-    return usage.filter(pl.col("collection_type") == JOB).select(
+    out = usage.select(  # the slim columns first, then the rows (see window_moments)
+        (pl.col("collection_type") == JOB).alias("_keep"),
         pl.col("start_time"), pl.col("end_time"), pl.col("collection_id").alias("job_id"),
         pl.col("instance_index").alias("task_index"), pl.col("machine_id"),
         pl.col("average_usage").struct.field("cpus").cast(f32).alias("cpu_rate"),
         pl.col("average_usage").struct.field("memory").cast(f32).alias("canonical_memory_usage"),
         pl.col("maximum_usage").struct.field("cpus").cast(f32).alias("maximum_cpu_rate"),
         pl.col("random_sample_usage").struct.field("cpus").cast(f32).alias("sampled_cpu_usage"),
-    ).select(USAGE_COLUMNS)
+    )
+    return (out if out["_keep"].all() else out.filter("_keep")).select(USAGE_COLUMNS)
 
 
 def usage_records(usage: pl.DataFrame, n_buckets: int) -> pl.DataFrame:
@@ -316,18 +318,23 @@ def window_moments(usage: pl.DataFrame) -> pl.DataFrame:
     from colocate.analysis.sampling import MOMENT_COLUMNS, quantile_moments
     from colocate.sources.contract import window_of
 
-    rows = usage.filter((pl.col("collection_type") == JOB) & pl.col("cpu_usage_distribution").is_not_null()
-                        & pl.col("tail_cpu_usage_distribution").is_not_null())
-    deciles = rows["cpu_usage_distribution"].list.to_array(11).to_numpy()
-    tail = rows["tail_cpu_usage_distribution"].list.to_array(9).to_numpy()
-    mean, var = quantile_moments(_LEVELS, np.concatenate([deciles[:, :10], tail, deciles[:, 10:]], axis=1))
-    return rows.select(
-        pl.col("collection_id").alias("job_id"), pl.col("instance_index").alias("task_index"),
+    keep = (pl.col("collection_type") == JOB) & pl.col("cpu_usage_distribution").is_not_null() \
+        & pl.col("tail_cpu_usage_distribution").is_not_null()
+    # the slim columns first, then the rows: filtering the whole frame would copy its every list and record
+    rows = usage.select(
+        keep.alias("_keep"), pl.col("collection_id").alias("job_id"), pl.col("instance_index").alias("task_index"),
         window_of("start_time").cast(pl.Int32),
         pl.col("random_sample_usage").struct.field("cpus").cast(pl.Float32).alias("sampled_cpu_usage"),
         pl.col("average_usage").struct.field("cpus").cast(pl.Float32).alias("cpu_rate"),
-        pl.Series("within_mean", mean, pl.Float32), pl.Series("within_var", var, pl.Float32),
-    ).select(MOMENT_COLUMNS)
+        pl.col("cpu_usage_distribution").list.to_array(11).alias("_deciles"),
+        pl.col("tail_cpu_usage_distribution").list.to_array(9).alias("_tail"),
+    )
+    if not rows["_keep"].all():
+        rows = rows.filter("_keep")
+    deciles, tail = rows["_deciles"].to_numpy(), rows["_tail"].to_numpy()
+    mean, var = quantile_moments(_LEVELS, np.concatenate([deciles[:, :10], tail, deciles[:, 10:]], axis=1))
+    return rows.with_columns(pl.Series("within_mean", mean, pl.Float32),
+                             pl.Series("within_var", var, pl.Float32)).select(MOMENT_COLUMNS)
 
 
 def task_events(events: pl.DataFrame) -> pl.DataFrame:
