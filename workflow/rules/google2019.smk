@@ -100,10 +100,12 @@ rule map_instance_usage:
     benchmark:
         f"{RESULTS}/benchmarks/map_instance_usage/{{stem}}.tsv"
     priority: PRIORITY_CRITICAL_PATH
-    threads: 1
+    # two: the shard is decompressed and parsed ahead in threads while a block is mapped (1.5 cores even at one)
+    threads: 2
     resources:
-        # the shard's rows parsed whole: peak 1,160 MB for a default-scale shard of 20.6 MB (780,000 rows)
-        mem_mb=fitted_mem(400, 45),
+        # read in blocks, the slim columns of every row kept: peak 933-1,044 MB for a real-size shard (498 MB gz,
+        # 2.6 GB of JSON, 3.55 M rows; bench/google2019_map.py)
+        mem_mb=fitted_mem(500, 1.3),
         runtime=15,
     conda:
         "../../environment.yml"
