@@ -359,3 +359,21 @@ def test_the_2019_path_reads_the_models_events_as_the_2011_path_does(both_format
     b = g.machine_events(pl.concat([g.read_machine_events(p) for p in new])).sort("time", "machine_id", "event_type")
     assert a.equals(b)
     assert g.machine_events(pl.concat([g.read_machine_events(p) for p in new]))["time"].is_sorted()
+
+
+@given(st.lists(st.tuples(st.integers(0, 10**12), st.none() | st.floats(0, 1), st.none() | st.floats(0, 1),
+                          st.none() | st.text("abc", max_size=3)), min_size=1, max_size=30))
+def test_written_lines_read_back_as_the_frame_with_its_nulls_left_out(tmp_path_factory, rows):
+    """Any pattern of NULLs, at the top level or in a record (first, last or only field), is left out, and the rest
+    reads back as written."""
+    df = pl.DataFrame(rows, schema={"time": pl.Int64, "a": pl.Float64, "b": pl.Float64, "s": pl.String}, orient="row")
+    df = df.select(pl.col("time").cast(pl.String), "s", pl.struct(pl.col("a").alias("cpus"), pl.col("b").alias("memory")).alias("usage"), "a")
+    path = tmp_path_factory.mktemp("w") / "t.json.gz"
+    g.write_json_lines(df, path)
+    lines = [json.loads(line) for line in gzip.decompress(path.read_bytes()).decode().splitlines()]
+    for got, row in zip(lines, df.iter_rows(named=True)):
+        usage = {k: v for k, v in row["usage"].items() if v is not None}
+        want = {"time": row["time"], **({"s": row["s"]} if row["s"] is not None else {}),
+                **({"usage": usage} if usage else {}), **({"a": row["a"]} if row["a"] is not None else {})}
+        assert got == want
+    assert len(lines) == df.height

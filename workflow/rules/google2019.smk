@@ -103,9 +103,9 @@ rule map_instance_usage:
     # two: the shard is decompressed and parsed ahead in threads while a block is mapped (1.5 cores even at one)
     threads: 2
     resources:
-        # read in blocks, the slim columns of every row kept: peak 933-1,044 MB for a real-size shard (498 MB gz,
-        # 2.6 GB of JSON, 3.55 M rows; bench/google2019_map.py)
-        mem_mb=fitted_mem(500, 1.3),
+        # read in blocks, the slim columns of every row kept: peak 710-783 MB for the default run's shards (99 MB gz),
+        # 937-1,044 MB for a real-size one (498 MB gz, 2.6 GB of JSON, 3.55 M rows; bench/google2019_map.py)
+        mem_mb=fitted_mem(900, 0.8),
         runtime=15,
     conda:
         "../../environment.yml"
