@@ -48,7 +48,8 @@ def test_every_contract_table_the_2011_source_writes_has_the_contracts_columns(t
               "group_windows": "map/task_usage/*/job_windows.parquet", "sampled_windows": "map/task_usage/*/sampled_windows.parquet",
               "group_events": "map/job_events/*.parquet", "machine_events": "map/machine_events.parquet",
               "placement_events": "map/placement_events.parquet"}
-    assert set(layout) == set(TABLES)
+    # every table but the window moments, whose distributions the 2011 trace does not record
+    assert set(layout) == set(TABLES) - {"window_moments"}
     for table, pattern in layout.items():
         files = sorted(run.glob(pattern))
         assert files, table

@@ -47,6 +47,26 @@ def test_the_2019_path_gives_the_2011_paths_task_statistics_on_the_same_model(ru
             assert a[column].equals(b[column]), column
 
 
+def test_every_contract_table_the_2019_source_writes_has_the_contracts_columns(run2019):
+    from colocate import io
+    from colocate.sources.contract import TABLES
+
+    run = run2019 / RESULTS
+    layout = {"usage_records": "map/instance_usage/*/records.parquet", "entity_pieces": "map/instance_events/*/pieces.parquet",
+              "group_windows": "map/instance_usage/*/job_windows.parquet",
+              "sampled_windows": "map/instance_usage/*/sampled_windows.parquet",
+              "window_moments": "map/instance_usage/*/window_moments.parquet",
+              "group_events": "map/collection_events/*.parquet", "machine_events": "map/machine_events.parquet",
+              "placement_events": "map/placement_events.parquet"}
+    assert set(layout) == set(TABLES)
+    for table, pattern in layout.items():
+        files = sorted(run.glob(pattern))
+        assert files, table
+        frame = io.read_contract(files, table)
+        assert frame.height > 0 and list(frame.columns) == list(TABLES[table].columns)
+    assert io.read_contract([run / "map/machine_events.parquet"], "machine_events")["time"].is_sorted()
+
+
 def test_the_shards_are_not_time_ordered_and_ints_are_quoted(run2019):
     import gzip
     import json
