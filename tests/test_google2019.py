@@ -50,7 +50,9 @@ def test_the_verbatim_instance_usage_line_reads_as_written():
 
 
 def test_instance_usage_maps_to_the_contracts_usage_records():
-    rec = g.usage_records(g.read_instance_usage(LINE), n_buckets=16)
+    from colocate.prep.mapreduce import bucket_records
+
+    rec = bucket_records(g.task_usage(g.read_instance_usage(LINE)), 16)  # as the map writes them
     contract.check_table("usage_records", rec.schema, LINE)
     row = rec.row(0, named=True)
     assert (row["job_id"], row["task_index"], row["machine_id"]) == (330_587_238_433, 111, 23_624_491_139)
@@ -100,6 +102,23 @@ def test_real_collection_events_read_through_the_same_reader(tmp_path, events_ro
     assert classes == {"production": 7349, "other": 433 + 40 + 8 + 2, "monitoring": 3}
 
 
+def test_the_real_lines_percentiles_give_its_window_moments():
+    """The verbatim row's 20 percentiles, read as a piecewise-linear quantile function: its mean and variance against a
+    fine numerical integral of the same function, and the mean beside the row's own 5-minute average (the trace
+    measures both from the same 1-s samples: the linear top decile puts it 6.6% higher here)."""
+    import numpy as np
+
+    row = json.loads(LINE.read_text())
+    levels = sorted(g.DISTRIBUTION_LEVELS["cpu_usage_distribution"] + g.DISTRIBUTION_LEVELS["tail_cpu_usage_distribution"])
+    values = sorted(row["cpu_usage_distribution"] + row["tail_cpu_usage_distribution"])
+    curve = np.interp(np.linspace(0, 1, 400_001), levels, values)
+    m = g.window_moments(g.read_instance_usage(LINE)).row(0, named=True)
+    assert (m["job_id"], m["task_index"], m["window"]) == (330_587_238_433, 111, (1_838_400_000_000 - 600_000_000) // 300_000_000)
+    assert m["within_mean"] == pytest.approx(curve.mean(), rel=1e-5) and m["within_var"] == pytest.approx(curve.var(), rel=1e-4)
+    assert m["within_mean"] == pytest.approx(row["average_usage"]["cpus"], rel=0.1)
+    assert m["sampled_cpu_usage"] == pytest.approx(row["random_sample_usage"]["cpus"])
+
+
 @given(st.integers(min_value=-5, max_value=460))
 def test_each_priority_falls_in_its_tier(priority):
     got = pl.select(g.priority_class(pl.lit(priority))).item()
@@ -113,20 +132,6 @@ def test_the_tiers_cover_0_to_450_without_overlap():
     assert bounds[0][0] == 0 and bounds[-1][1] == 450
     assert all(b[0] == a[1] + 1 for a, b in zip(bounds, bounds[1:]))
     assert {name for name, *_ in g.PRIORITY_TIERS} <= set(contract.CLASSES)
-
-
-@pytest.mark.parametrize(("edit", "needle"), [
-    (lambda line: line[:-10], r":2: instance_usage: not a JSON object"),
-    (lambda line: line.replace('"instance_index":"111"', '"instance_index":"a11"'), r":2: instance_usage: instance_index is not an INT64 \('a11'\)"),
-    (lambda line: line.replace('"sample_rate":0.996666669845581', '"sample_rate":"high"'), r":2: instance_usage: sample_rate is not a number \('high'\)"),
-    (lambda line: line.replace("[0.0004711151123046875,", "["), r":2: instance_usage: cpu_usage_distribution has 10 values, not 11"),
-])
-def test_a_bad_line_is_refused_naming_the_file_and_line(tmp_path, edit, needle):
-    good = LINE.read_text().strip()
-    path = tmp_path / "instance_usage-000000000001.json"
-    path.write_text(good + "\n" + edit(good) + "\n")
-    with pytest.raises(contract.TraceFormatError, match=r"instance_usage-000000000001\.json" + needle):
-        g.read_instance_usage(path)
 
 
 def _lines(tmp_path, name: str, lines: list[str]) -> Path:
@@ -165,6 +170,8 @@ def test_a_last_line_without_its_newline_is_read(tmp_path):
     (lambda line: line[:-10], r":7: instance_usage: not a JSON object"),
     (lambda line: line.replace('"collection_id":', '"collection_id":"x"'), r":7: instance_usage: not a JSON object"),
     (lambda line: line.replace('"machine_id":"', '"machine_id":"m'), r":7: instance_usage: machine_id is not an INT64"),
+    (lambda line: line.replace('"sample_rate":0.996666669845581', '"sample_rate":"high"'),
+     r":7: instance_usage: sample_rate is not a number \('high'\)"),
     (lambda line: line.replace("[0.0004711151123046875,", "["), r":7: instance_usage: cpu_usage_distribution has 10 values, not 11"),
 ])
 def test_a_bad_line_in_a_later_chunk_is_named_by_its_line_in_the_file(tmp_path, edit, needle):

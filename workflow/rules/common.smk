@@ -148,11 +148,6 @@ def shard_stems(table):
     return SRC.stems(table)
 
 
-def whole_table_read(table):
-    """Whether this run reads every file of ``table`` (part-NNNNN-of-MMMMM: all M of them)."""
-    return SRC.whole(table)
-
-
 def contract_table_whole(name):
     """Whether the run reads every file of the trace's tables mapped to the contract's table ``name`` (usage_records:
     the 2011 task_usage, Azure's readings), so that what is found in it is found over the whole trace."""

@@ -37,15 +37,15 @@ import numpy as np
 import polars as pl
 from isal import igzip, igzip_lib
 
-from colocate.prep.mapreduce import TASK_EVENT_COLUMNS, USAGE_COLUMNS, bucket_expr
+from colocate.prep.mapreduce import TASK_EVENT_COLUMNS, USAGE_COLUMNS
 from colocate.registry import ConfigError
 from colocate.sources import SOURCES, LocalCopy, SourceBase, register_local
-from colocate.sources.contract import TABLES, EventType, MachineEventType, TraceFormatError
+from colocate.sources.contract import EventType, MachineEventType, TraceFormatError
 
 __all__ = ["INSTANCE_USAGE_JSON", "INSTANCE_EVENTS_JSON", "COLLECTION_EVENTS_JSON", "MACHINE_EVENTS_JSON",
            "PRIORITY_TIERS", "DISTRIBUTION_LENGTHS", "TRACE_TABLES", "SPAN_WINDOWS", "INSTANCE_EVENT_TYPES",
            "MACHINE_EVENT_TYPES", "CHUNK_BYTES", "read_instance_usage", "iter_instance_usage", "read_instance_events", "read_collection_events",
-           "read_machine_events", "priority_class", "usage_records", "task_usage", "window_moments", "task_events", "job_events",
+           "read_machine_events", "priority_class", "task_usage", "window_moments", "task_events", "job_events",
            "machine_events", "PRIORITY_FROM_2011", "window_distributions", "from_2011", "scatter", "write_json_lines",
            "list_objects", "stem",
            "Google2019", "Synthetic2019", "Download", "Local"]
@@ -302,12 +302,6 @@ def task_usage(usage: pl.DataFrame) -> pl.DataFrame:
         pl.col("random_sample_usage").struct.field("cpus").cast(f32).alias("sampled_cpu_usage"),
     )
     return (out if out["_keep"].all() else out.filter("_keep")).select(USAGE_COLUMNS)
-
-
-def usage_records(usage: pl.DataFrame, n_buckets: int) -> pl.DataFrame:
-    """``instance_usage`` as the contract's usage records (:func:`task_usage` with each entity's bucket)."""
-    columns = TABLES["usage_records"].columns
-    return task_usage(usage).with_columns(bucket_expr(n_buckets)).cast(dict(columns)).select(list(columns))
 
 
 def window_moments(usage: pl.DataFrame) -> pl.DataFrame:
@@ -701,10 +695,13 @@ class Download(Google2019):
             return listed
         return [stem(table, i) for i in (range(sel) if isinstance(sel, int) else sorted(sel))]
 
+    def listing_path(self, table: str) -> Path:
+        return Path(self.root) / "listing" / f"{table}.json"
+
     def listing(self, table: str) -> list[dict]:
         """The bucket's objects of ``table`` (name, size, md5Hash, crc32c), listed once and kept beside the copy
         (``<root>/listing/<table>.json``): the shard counts are not published."""
-        path = Path(self.root) / "listing" / f"{table}.json"
+        path = self.listing_path(table)
         if not path.is_file():
             items = list_objects(self.config["url"], f"clusterdata_2019_{self.config['cell']}", f"{table}-")
             items = [i for i in items if re.fullmatch(rf"{table}-\d{{12}}\.json\.gz", i["name"])]
@@ -715,8 +712,8 @@ class Download(Google2019):
         return json.loads(path.read_text())
 
     def total(self, table: str) -> int | None:
-        listed = Path(self.root) / "listing" / f"{table}.json"
-        return len(json.loads(listed.read_text())) if listed.is_file() else None
+        """The table's shards as the bucket lists them, where it has been listed (else not known)."""
+        return len(self.listing(table)) if self.listing_path(table).is_file() else None
 
     def check(self) -> None:
         from colocate.trace.download import check_url
