@@ -130,6 +130,23 @@ def test_a_row_whose_value_depends_on_a_table_read_in_part_says_so():
     assert whole["note"].to_list() == ["any FAIL", ""]
 
 
+def test_a_part_of_a_trace_whose_files_are_not_time_ordered_says_its_series_have_holes_and_how_many():
+    """The 2019 trace's shards each hold rows from across the month: a row depending on the usage read says the
+    series have holes and how much of them is there (the series coverage), not only how many files were read."""
+    record = {"files_in_time_order": False, "entity": "instance", "coverage": [
+        {"table": "instance_usage", "read": 1, "of": 1200, "whole": False, "maps_to": ["usage_records", "group_windows"]},
+        {"table": "instance_events", "read": 2, "of": 400, "whole": False, "maps_to": ["entity_pieces"]}]}
+    holes = ("1 of 1,200 instance_usage files, each with rows from across the trace, so every instance's series has "
+             "holes")
+    assert claims.partial_reads(record) == {"usage_records": holes, "group_windows": holes,
+                                            "entity_pieces": "2 of 400 instance_events files"}
+    record["series"] = {"tasks": 40, "share_pooled": 0.0512, "share_median": 0.049}
+    assert claims.partial_reads(record)["usage_records"] == (
+        holes + ": the long instances' series hold 5.1% of their windows (median 4.9%)")
+    record["files_in_time_order"] = True  # a time prefix: the series are whole, the span shorter
+    assert claims.partial_reads(record)["usage_records"] == "1 of 1,200 instance_usage files"
+
+
 # ----------------------------------------------------------------------------- bad tables and measurements
 
 

@@ -384,3 +384,31 @@ def test_bucket_records_is_a_stable_sort_by_bucket_whether_or_not_it_consumes(jo
     assert frame.columns == mapreduce.USAGE_COLUMNS  # not consumed
     assert mapreduce.bucket_records(frame, n_buckets, consume=True).equals(expected)
     assert frame.width == 0
+
+
+def test_series_coverage_hand_computed():
+    """Task (1, 0): windows 0, 1, 3 of 0..3 (two records in window 1): 3 of 4; task (2, 5): one record, whole."""
+    w = trace.WINDOW_US
+    series = pl.DataFrame({"job_id": [1, 1, 1, 1, 2], "task_index": [0, 0, 0, 0, 5],
+                           "start_time": [600_000_000 + w * k for k in (0, 1, 1, 3)] + [600_000_000]})
+    series = series.with_columns(pl.when(pl.int_range(pl.len()) == 2).then(pl.col("start_time") + 10_000_000)
+                                 .otherwise(pl.col("start_time")).alias("start_time"))
+    per_task = tasks.series_coverage(series, w)
+    assert per_task.rows() == [(1, 0, 4, 4, 3, 0.75), (2, 5, 1, 1, 1, 1.0)]
+    row = tasks.coverage_summary(per_task).row(0, named=True)
+    assert row == {"tasks": 2, "windows_spanned": 5, "windows_present": 4, "share_pooled": 0.8, "share_median": 0.875,
+                   "share_p10": 0.775, "complete": 0.5}
+
+
+@given(st.lists(st.integers(0, 200), min_size=1, max_size=60), st.floats(0.05, 1.0), st.integers(0, 2**31))
+@settings(max_examples=60, deadline=None)
+def test_a_random_part_of_a_series_keeps_its_share_of_windows(windows, keep, seed):
+    """Keeping each record with probability p, a series' present windows among those spanned are counted exactly
+    (brute force over the kept set), and the whole series' share is 1 once its windows are made contiguous."""
+    w = trace.WINDOW_US
+    rng = np.random.default_rng(seed)
+    kept = [k for k in windows if rng.random() < keep] or windows[:1]
+    got = tasks.series_coverage(pl.DataFrame({"job_id": 7, "task_index": 0, "start_time": [k * w for k in kept]}), w)
+    assert got.row(0)[2:] == (len(kept), max(kept) - min(kept) + 1, len(set(kept)), len(set(kept)) / (max(kept) - min(kept) + 1))
+    whole = tasks.series_coverage(pl.DataFrame({"job_id": 7, "task_index": 0, "start_time": [k * w for k in range(min(kept), max(kept) + 1)]}), w)
+    assert whole["share"].item() == 1.0

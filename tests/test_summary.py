@@ -326,3 +326,13 @@ def test_a_partial_read_of_a_trace_whose_files_are_not_time_ordered_says_every_w
     usage = next(n for n in notes if n.startswith("task_usage spans"))
     assert "each of this trace's files holds rows from across its span" in usage and "series has holes" in usage
     assert "at either end of the span" not in usage
+
+
+def test_the_series_coverage_is_stated_with_what_was_read():
+    record = partial_record()
+    record["series"] = {"tasks": 1234, "share_pooled": 0.5, "share_median": 0.25, "share_p10": 0.125, "complete": 0.1}
+    _, notes = summary.coverage(record)
+    assert notes[-1] == ("The 1,234 long tasks' series hold 50.0% of the five-minute windows from each one's first "
+                         "record to its last (median 25.0% per task, 10th percentile 12.5%; 10% have every window).")
+    record["series"] = {"tasks": 0, "share_pooled": None, "share_median": None, "share_p10": None, "complete": None}
+    assert summary.coverage(record)[1][-1] == "No long task: no series to cover."

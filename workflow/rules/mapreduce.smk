@@ -5,7 +5,8 @@
 TARGETS.append(
     (
         ("entities", "usage_series"),
-        [f"{RESULTS}/tables/task_counts.csv", f"{RESULTS}/tasks/task_stats.parquet", f"{RESULTS}/tasks/long_tasks.parquet"],
+        [f"{RESULTS}/tables/task_counts.csv", f"{RESULTS}/tasks/task_stats.parquet", f"{RESULTS}/tasks/long_tasks.parquet",
+         f"{RESULTS}/tables/series_coverage.csv"],
     )
 )
 SUMMARY_PARTS.append((("entities", "usage_series"), f"{RESULTS}/summary/tasks.csv"))
@@ -82,3 +83,29 @@ rule collect_tasks:
         "../../environment.yml"
     script:
         "../scripts/mapreduce_collect_tasks.py"
+
+
+rule series_coverage:
+    input:
+        series=expand(f"{RESULTS}/reduce/bucket-{{bucket}}/series.parquet", bucket=BUCKETS),
+    output:
+        table=report(
+            f"{RESULTS}/tables/series_coverage.csv",
+            caption="../report/series_coverage.rst",
+            category="Trace and tasks",
+        ),
+    params:
+        code=code_digest("prep.tasks", "io"),
+    log:
+        f"{RESULTS}/logs/series_coverage.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/series_coverage.tsv"
+    threads: 1
+    resources:
+        # a bucket's task keys and times at a time, then a row per long task
+        mem_mb=fitted_mem(256, 4, share=1 / len(BUCKETS)),
+        runtime=5,
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/series_coverage.py"

@@ -15,6 +15,8 @@ rule summary:
         parts=summary_parts(),
         # what the run read: the page begins with it
         capabilities=f"{RESULTS}/trace/capabilities.json",
+        # how much of each long task's series was read: stated beside every row that depends on the usage read
+        series=[f"{RESULTS}/tables/series_coverage.csv"] if supported("entities", "usage_series") else [],
         # the papers' claims and the measured causes the analyses' measurements are judged against
         **PAPERS,
         # Markdown sections appended to the page as they are (the cross-trace table of a run on another trace)

@@ -15,6 +15,8 @@ def main(inputs, outputs, params, log):
     # the analyses' measurements judged against the papers' claims
     papers, causes = claims.read_claims(inputs.claims), claims.read_causes(inputs.causes)
     read = json.loads(Path(inputs.capabilities).read_text())
+    if inputs.series:  # the long tasks' series coverage, beside what was read
+        read["series"] = pl.read_csv(inputs.series[0]).row(0, named=True)
     parts = claims.summary_frames([p for p in inputs.parts if not status[p]], papers, causes, claims.partial_reads(read))
     skipped = pl.DataFrame([s.__dict__ for s in statuses], schema={k: pl.String for k in ("analysis", "reason", "needs", "origin", "status")})
     table = summary.causes_for_trace(summary.combine(parts), params.synthetic)

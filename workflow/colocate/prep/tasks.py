@@ -132,3 +132,38 @@ def long_tasks_status(stats: pl.DataFrame, long_min_records: int = LONG_MIN_RECO
         f"(mapreduce.long_min_records = {long_min_records} windows)",
         analysis="Long tasks (Janus §3.1)",
     )
+
+
+def series_coverage(series: pl.DataFrame | pl.LazyFrame, window_us: int) -> pl.DataFrame:
+    """Per task, how much of its series is there: its records, the windows from its first record's to its last's
+    (``spanned``), the distinct windows with a record (``present``) and their share (``share``), sorted by task.
+
+    A trace read whole, or in a stretch of time, gives shares near 1 (the real 2011 trace misses a few windows);
+    a part of a trace whose files each hold rows from across its span (the 2019 trace's shards) gives every series
+    holes, which the analyses that need whole series (the realizations of Janus §3.6, Beaumont §5.2's spectra)
+    must state. ``series`` has the task key and ``start_time`` (µs); ``window_us`` is the window's length.
+    """
+    window = pl.col("start_time") // window_us
+    return (
+        series.lazy()
+        .group_by(TASK_KEY)
+        .agg(pl.len().alias("records"), (window.max() - window.min() + 1).alias("spanned"),
+             window.n_unique().cast(pl.Int64).alias("present"))
+        .with_columns((pl.col("present") / pl.col("spanned")).alias("share"))
+        .sort(TASK_KEY)
+        .collect()
+    )
+
+
+def coverage_summary(per_task: pl.DataFrame) -> pl.DataFrame:
+    """One row over :func:`series_coverage`'s tasks: how many, the windows spanned and present in all, the pooled
+    share present, the median and 10th percentile of the tasks' shares, and the share of tasks with every window."""
+    return per_task.select(
+        pl.len().alias("tasks"),
+        pl.col("spanned").sum().alias("windows_spanned"),
+        pl.col("present").sum().alias("windows_present"),
+        (pl.col("present").sum() / pl.col("spanned").sum()).alias("share_pooled"),
+        pl.col("share").median().alias("share_median"),
+        pl.col("share").quantile(0.1, "linear").alias("share_p10"),
+        (pl.col("share") == 1).mean().alias("complete"),
+    )

@@ -318,9 +318,22 @@ def partial_reads(record: Mapping[str, Any]) -> dict[str, str]:
         if c["read"] and not c["whole"]:
             of = f" of {c['of']:,}" if c.get("of") is not None else ""
             files = "file" if (c.get("of") or c["read"]) == 1 else "files"
+            read = f"{c['read']:,}{of} {c['table']} {files}"
+            if "usage_records" in c.get("maps_to", []) and not record.get("files_in_time_order", True):
+                read += f", each with rows from across the trace, so {series_holes(record)}"
             for table in c.get("maps_to", []):
-                out[table] = f"{c['read']:,}{of} {c['table']} {files}"
+                out[table] = read
     return out
+
+
+def series_holes(record: Mapping[str, Any]) -> str:
+    """What a partial read of files that are not in time order left of the series, from the capabilities record
+    and its ``series`` coverage (:func:`colocate.prep.tasks.coverage_summary`)."""
+    entity, s = record.get("entity", "task"), record.get("series") or {}
+    if not s.get("tasks"):
+        return f"every {entity}'s series has holes"
+    return (f"every {entity}'s series has holes: the long {entity}s' series hold {s['share_pooled']:.1%} of their "
+            f"windows (median {s['share_median']:.1%})")
 
 
 def summary_frames(paths: Iterable[str | Path], papers: pl.DataFrame, causes: Mapping[str, str],

@@ -331,6 +331,12 @@ def coverage(record: dict) -> tuple[pl.DataFrame, list[str]]:
                          f"many were dropped as failing, {record.get('entity', 'task')}s per {record.get('group', 'job')}, "
                          f"class shares) depend on how much of {c['table']} was read: {c['read']:,} of "
                          f"{c['of'] if c['of'] is not None else 'an unknown number of'} files.")
+    if (s := record.get("series")) is not None:
+        entity = record.get("entity", "task")
+        notes.append(f"The {s['tasks']:,} long {entity}s' series hold {s['share_pooled']:.1%} of the five-minute windows "
+                     f"from each one's first record to its last (median {s['share_median']:.1%} per {entity}, 10th "
+                     f"percentile {s['share_p10']:.1%}; {s['complete']:.0%} have every window)." if s.get("tasks") else
+                     f"No long {entity}: no series to cover.")
     schema = {"table": pl.String, "files read": pl.String, "parts read": pl.String, "missing between them": pl.String,
               "rows": pl.Int64, "from (h)": pl.Float64, "to (h)": pl.Float64}
     return pl.DataFrame(rows, schema=schema), notes
