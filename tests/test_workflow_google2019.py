@@ -164,3 +164,24 @@ def test_a_corrupt_object_is_refused_by_name_and_nothing_is_left(run2019, tmp_pa
     log = (work / "resources/trace/google2019-a/logs/download/machine_events/machine_events-000000000000.log").read_text()
     assert "machine_events-000000000000.json.gz" in log and "crc32c expected" in log
     assert not list((work / "resources/trace/google2019-a").rglob("*.json.gz*"))
+
+
+def test_a_part_of_the_shards_leaves_holes_in_every_series_and_the_rows_say_how_much(run2019, tmp_path):
+    """One instance_usage shard of the synthetic cell's: it holds rows from across the span, so the series keep about
+    that share of their windows, and every row depending on the usage read says so with the measured share."""
+    root = trace_root(run2019)
+    n = len(list((root / "instance_usage").glob("*.json.gz")))
+    assert n >= 3
+    write_config(tmp_path, trace={"source": "local", "path": str(root), "google2019": {"shards": {"instance_usage": [0]}}})
+    snakemake(tmp_path, "--until", "summary")
+    (run,) = (tmp_path / "results").iterdir()
+    part = pl.read_csv(run / "tables/series_coverage.csv").row(0, named=True)
+    whole = pl.read_csv(run2019 / RESULTS / "tables/series_coverage.csv").row(0, named=True)
+    assert whole["share_pooled"] == 1.0 and whole["complete"] == 1.0
+    # the synthetic shards are dealt blocks of time, so a long series keeps whole blocks: more than 1/n of its
+    # windows (the long ones are those that kept most), never all of them in most tasks
+    assert part["tasks"] > 0 and 1 / n < part["share_pooled"] < 0.75 and part["complete"] < 0.5
+    rows = pl.read_csv(run / "summary.csv").filter(pl.col("note").str.contains("series has holes"))
+    assert rows.height > 20
+    assert rows["note"].str.contains(f"series hold {part['share_pooled']:.1%} of their windows").all()
+    assert f"series hold {part['share_pooled']:.1%} of the five-minute windows" in (run / "summary.md").read_text()
