@@ -146,6 +146,19 @@ def test_the_cross_trace_table_fills_its_google_column_once_that_run_exists(samp
     assert got["value"].item() == pytest.approx(daily) and got["trace"].item() == "synthetic model of Google 2011"
     assert ("| quantity | paper (Google 2011) | synthetic-default (synthetic model of Google 2011) | azure-sample-tiny "
             "(the shipped Azure V2 sample (20 VMs)) |") in (sample_run / "summary.md").read_text()
+    # a 2019 run appears too (issue 45): its column, labelled by the trace its capabilities.json records
+    label = "the synthetic trace in the 2019 format (the 2011-calibrated model)"
+    (work / "results/synthetic2019-default/trace").mkdir(parents=True)
+    shutil.copy(REPO / "workflow/report/reference-summary.csv", work / "results/synthetic2019-default/summary.csv")
+    (work / "results/synthetic2019-default/trace/capabilities.json").write_text(json.dumps({"trace": label}))
+    assert planned_rules(work) == {"cross_trace", "summary", "all"}
+    snakemake(work)
+    again = pl.read_csv(sample_run / "tables/cross_trace.csv")
+    assert again["run"].unique(maintain_order=True).to_list() == ["synthetic-default", "synthetic2019-default", "azure-sample-tiny"]
+    assert again.filter(pl.col("run") != "synthetic2019-default").equals(table)  # the other runs' rows unchanged
+    assert set(again.filter(pl.col("run") == "synthetic2019-default")["trace"]) == {label}
+    page = (sample_run / "summary.md").read_text()
+    assert f"| synthetic2019-default ({label}) | azure-sample-tiny" in page and "does not exist" not in page
 
 
 def test_the_azure_sample_run_is_complete(sample_run):

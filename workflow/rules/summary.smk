@@ -95,17 +95,24 @@ rule source_capabilities:
         "../scripts/source_capabilities.py"
 
 
-# A run on another trace than the papers' compares its quantities with the papers' and a Google run's.
+# A run on another trace than the papers' compares its quantities with the papers' and the Google runs'
+# cross_trace.compare_with names (one name, a list, or null), this run itself left out.
 CROSS = config["cross_trace"]
 if not SRC.paper_trace:
     TARGETS.append(((), [f"{RESULTS}/tables/cross_trace.csv", f"{RESULTS}/figures/cross_trace.png"]))
+    from colocate.report.cross_trace import compared_runs as _compared_runs, how_to_make as _how_to_make
+
+    CROSS_RUNS = _compared_runs(CROSS["compare_with"], RUN)
 
     rule cross_trace:
         input:
             parts=lambda wc: summary_parts(),
             **PAPERS,
-            # the Google run compared with (cross_trace.compare_with): read when it exists, never built from here
-            google=lambda wc: [p] if CROSS["compare_with"] and Path(p := f"results/{CROSS['compare_with']}/summary.csv").exists() else [],
+            # the Google runs compared with (cross_trace.compare_with): read when they exist, never built from here,
+            # each labelled by the trace it recorded
+            compared=lambda wc: [f"results/{r}/summary.csv" for r in CROSS_RUNS if Path(f"results/{r}/summary.csv").exists()],
+            compared_capabilities=lambda wc: [f"results/{r}/trace/capabilities.json" for r in CROSS_RUNS
+                                              if Path(f"results/{r}/trace/capabilities.json").exists()],
         output:
             table=report(
                 f"{RESULTS}/tables/cross_trace.csv",
@@ -121,7 +128,9 @@ if not SRC.paper_trace:
         params:
             run=RUN,
             trace=CAPABILITIES.trace,
-            google_run=CROSS["compare_with"],
+            compared=CROSS_RUNS,
+            # how to make each compared run, for the note on those that do not exist yet
+            how_to_make={run: _how_to_make(run, _sources.SOURCES.names(), list(_PRESETS)) for run in CROSS_RUNS},
             code=code_digest("insufficient", "report.cross_trace", "report.summary", "report.claims", "measure", "figures.cross_trace",
                              "figures.__init__"),
         log:

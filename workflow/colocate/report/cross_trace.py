@@ -1,5 +1,6 @@
-"""The cross-trace comparison (issue 16): the same quantities on Google 2011 (the paper), on a Google run of this
-pipeline (synthetic, sample or real) and on runs of other traces (VM traces), side by side.
+"""The cross-trace comparison (issues 16 and 45): the same quantities on Google 2011 (the paper), on Google runs of
+this pipeline (the 2011 trace, synthetic, sample or real, and the 2019 trace) and on runs of other traces (VM
+traces), side by side.
 
 Every trace's analyses write their measurements by the same rules, through the source contract, judged against the
 same claims, so a quantity is matched across traces by its claim's id and the values it was measured at, not by its
@@ -90,18 +91,59 @@ def cross_trace(runs: Sequence[tuple[str, str, pl.DataFrame | None]]) -> pl.Data
     return pl.DataFrame(rows, schema=COLUMNS)
 
 
+def compared_runs(compare_with: str | Sequence[str] | None, run: str) -> list[str]:
+    """The runs ``cross_trace.compare_with`` names (one name, a list of them, or None for none), in order, once each,
+    without ``run`` itself (this run is always its own column)."""
+    names = [] if compare_with is None else [compare_with] if isinstance(compare_with, str) else list(compare_with)
+    return [name for i, name in enumerate(names) if name != run and name not in names[:i]]
+
+
 def google_label(run: str) -> str:
-    """The trace of a Google run, as the table names it: a synthetic run is the calibrated model, not Google's data."""
+    """A guess at the trace of a Google run from its name (``<source>-<scale>``), for a run that did not record it
+    (:func:`trace_label`): a synthetic run is a calibrated model, not Google's data."""
+    if run.startswith("synthetic2019"):
+        return "synthetic model of Google 2011 in the 2019 format"
+    if run.startswith("google2019"):
+        return "Google 2019 data"
     return "synthetic model of Google 2011" if run.startswith("synthetic") else "Google 2011 data"
+
+
+def trace_label(run: str, capabilities: dict | None) -> str:
+    """The trace of a compared run as the run recorded it (``trace`` of its ``trace/capabilities.json``, given as
+    ``capabilities``), else as :func:`google_label` guesses it from its name."""
+    recorded = (capabilities or {}).get("trace")
+    return recorded if isinstance(recorded, str) and recorded else google_label(run)
+
+
+def how_to_make(run: str, sources: Sequence[str], scales: Sequence[str]) -> str:
+    """The command that makes the run ``run`` in this directory: its source and scale read off its default name
+    (``<source>-<scale>``, :attr:`colocate.sources.SourceBase.run`), else a run of that name."""
+    for source in sorted(sources, key=len, reverse=True):  # azure-sample-tiny is azure-sample's, not azure's
+        scale = run.removeprefix(f"{source}-") if run.startswith(f"{source}-") else None
+        if scale in scales:
+            config = ([] if source == "synthetic" else [f"trace='{{\"source\": \"{source}\"}}'"]) + (
+                [] if scale == "default" else [f"scale={scale}"])
+            return "`snakemake --cores 2" + (" --config " + " ".join(config) if config else "") + "`"
+    return f"a run of this pipeline named {run} (`--config run={run}`)"
+
+
+def missing_note(missing: Sequence[tuple[str, str]]) -> str:
+    """The section's note on the runs ``cross_trace.compare_with`` names that do not exist, each ``(run, how to make
+    it)``: each named, with how to make it; empty when none is missing."""
+    if not missing:
+        return ""
+    return "\n".join(["Not compared (a run compared with is read once it exists, never built from here):", "",
+                      *(f"- results/{run}/summary.csv does not exist: make it with {how}." for run, how in missing),
+                      "", "Or set cross_trace.compare_with to the Google runs to compare."])
 
 
 def markdown(table: pl.DataFrame, runs: Sequence[tuple[str, str]], note: str = "") -> str:
     """The table as a summary.md section: a column per run of ``runs`` ((trace, run) pairs, in order)."""
     lines = ["## Across traces", "",
-             "The same quantities on Google's 2011 cluster (the papers), on a Google run of this pipeline (the synthetic "
-             "model is calibrated to the papers, so it is no independent evidence; the shipped or full real trace is) "
-             "and on the other trace of this run (its entities, such as VMs, stand for tasks). Another trace is compared, not "
-             "judged.",
+             "The same quantities on Google's 2011 cluster (the papers), on the Google runs of this pipeline named by "
+             "cross_trace.compare_with (the synthetic model is calibrated to the papers, so it is no independent "
+             "evidence; the shipped or full real trace is) and on the trace of this run (another trace's entities, "
+             "such as VMs, stand for tasks). Another trace is compared, not judged.",
              *(["", note] if note else []), "",
              "| quantity | paper (Google 2011) | " + " | ".join(f"{run} ({trace})" for trace, run in runs) + " |",
              "|---|---|" + "---|" * len(runs)]
