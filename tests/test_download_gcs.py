@@ -349,3 +349,28 @@ def test_script_refuses_an_object_without_hashes(bucket, tmp_path):
         run_script(f"{bucket.url}/{OBJ}", out, logfile)
     assert "Traceback" in logfile.read_text() and OBJ in logfile.read_text()
     assert_no_leftovers(out)
+
+
+def test_a_cells_listing_is_kept_with_its_bucket_and_listed_again_for_another(bucket, tmp_path, monkeypatch):
+    """shards: "all" lists the bucket once and keeps the listing; a changed trace.google2019.url lists again (a
+    listing of one bucket never stands for another's)."""
+    import json
+
+    from colocate.sources import Setting, resolve
+    from colocate.sources import google2019 as g
+
+    monkeypatch.chdir(tmp_path)  # the copy and its listing live under resources/ of the working directory
+    section = {"source": "google2019", "google2019": {"cell": "a", "url": bucket.url,
+                                                      "shards": dict.fromkeys(g.TRACE_TABLES, "all")}}
+    source = resolve(Setting(section, "tiny", tmp_path))
+    assert source.stems("instance_usage") == ["instance_usage-000000000000"]
+    path = source.listing_path("instance_usage")
+    kept = json.loads(path.read_text())
+    assert kept["bucket"] == f"{bucket.url}/clusterdata_2019_a" and kept["objects"][0]["crc32c"]
+    other = {"bucket": "https://mirror.example/clusterdata_2019_a", "objects": [{"name": "instance_usage-000000000009.json.gz"}]}
+    for stale in (other, other["objects"]):  # another bucket's listing, and a listing that names none
+        path.write_text(json.dumps(stale))
+        again = resolve(Setting(section, "tiny", tmp_path))
+        assert again.total("instance_usage") is None  # not this bucket's: not known until listed
+        assert again.stems("instance_usage") == ["instance_usage-000000000000"] and again.total("instance_usage") == 1
+        assert json.loads(path.read_text()) == kept

@@ -683,7 +683,7 @@ class Download(Google2019):
 
     def url(self, table: str, stem: str) -> str:
         """An object's URL: ``<url>/clusterdata_2019_<cell>/<stem>.json.gz``."""
-        return f"{self.config['url'].rstrip('/')}/clusterdata_2019_{self.config['cell']}/{stem}{self.suffix}"
+        return f"{self.bucket_url}/{stem}{self.suffix}"
 
     def _stems(self, table: str) -> list[str]:
         sel = self.selection(table)
@@ -700,20 +700,33 @@ class Download(Google2019):
 
     def listing(self, table: str) -> list[dict]:
         """The bucket's objects of ``table`` (name, size, md5Hash, crc32c), listed once and kept beside the copy
-        (``<root>/listing/<table>.json``): the shard counts are not published."""
-        path = self.listing_path(table)
+        (``<root>/listing/<table>.json``, with the bucket's URL: listed again when ``trace.google2019.url`` names
+        another): the shard counts are not published."""
+        path, bucket = self.listing_path(table), self.bucket_url
+        if (kept := self._kept_listing(path)) is not None:
+            return kept
+        items = list_objects(self.config["url"], f"clusterdata_2019_{self.config['cell']}", f"{table}-")
+        items = [i for i in items if re.fullmatch(rf"{table}-\d{{12}}\.json\.gz", i["name"])]
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(path.name + ".tmp")
+        tmp.write_text(json.dumps({"bucket": bucket, "objects": sorted(items, key=lambda i: i["name"])}, indent=1) + "\n")
+        tmp.replace(path)
+        return self._kept_listing(path)
+
+    @property
+    def bucket_url(self) -> str:
+        return f"{self.config['url'].rstrip('/')}/clusterdata_2019_{self.config['cell']}"
+
+    def _kept_listing(self, path: Path) -> list[dict] | None:
+        """The objects of a listing kept at ``path`` of this bucket; None if there is none, or it lists another."""
         if not path.is_file():
-            items = list_objects(self.config["url"], f"clusterdata_2019_{self.config['cell']}", f"{table}-")
-            items = [i for i in items if re.fullmatch(rf"{table}-\d{{12}}\.json\.gz", i["name"])]
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_name(path.name + ".tmp")
-            tmp.write_text(json.dumps(sorted(items, key=lambda i: i["name"]), indent=1) + "\n")
-            tmp.replace(path)
-        return json.loads(path.read_text())
+            return None
+        kept = json.loads(path.read_text())
+        return kept["objects"] if isinstance(kept, dict) and kept.get("bucket") == self.bucket_url else None
 
     def total(self, table: str) -> int | None:
         """The table's shards as the bucket lists them, where it has been listed (else not known)."""
-        return len(self.listing(table)) if self.listing_path(table).is_file() else None
+        return len(kept) if (kept := self._kept_listing(self.listing_path(table))) is not None else None
 
     def check(self) -> None:
         from colocate.trace.download import check_url
