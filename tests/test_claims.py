@@ -136,13 +136,13 @@ def test_a_part_of_a_trace_whose_files_are_not_time_ordered_says_its_series_have
     record = {"files_in_time_order": False, "entity": "instance", "coverage": [
         {"table": "instance_usage", "read": 1, "of": 1200, "whole": False, "maps_to": ["usage_records", "group_windows"]},
         {"table": "instance_events", "read": 2, "of": 400, "whole": False, "maps_to": ["entity_pieces"]}]}
-    holes = ("1 of 1,200 instance_usage files, each with rows from across the trace, so every instance's series has "
-             "holes")
+    holes = "1 of 1,200 instance_usage files, each with rows from across the trace, so an instance's series may have holes"
     assert claims.partial_reads(record) == {"usage_records": holes, "group_windows": holes,
                                             "entity_pieces": "2 of 400 instance_events files"}
-    record["series"] = {"tasks": 40, "share_pooled": 0.0512, "share_median": 0.049}
+    record["series"] = {"tasks": 40, "share_pooled": 0.0512, "share_median": 0.049, "complete": 0.025}
     assert claims.partial_reads(record)["usage_records"] == (
-        holes + ": the long instances' series hold 5.1% of their windows (median 4.9%)")
+        "1 of 1,200 instance_usage files, each with rows from across the trace, so the series have holes: the long "
+        "instances' series hold 5.1% of their windows (median 4.9%; 2% whole)")
     record["files_in_time_order"] = True  # a time prefix: the series are whole, the span shorter
     assert claims.partial_reads(record)["usage_records"] == "1 of 1,200 instance_usage files"
 

@@ -167,8 +167,8 @@ def test_a_corrupt_object_is_refused_by_name_and_nothing_is_left(run2019, tmp_pa
 
 
 def test_a_part_of_the_shards_leaves_holes_in_every_series_and_the_rows_say_how_much(run2019, tmp_path):
-    """One instance_usage shard of the synthetic cell's: it holds rows from across the span, so the series keep about
-    that share of their windows, and every row depending on the usage read says so with the measured share."""
+    """One instance_usage shard of the synthetic cell's: it holds rows from across the span, so the series have holes,
+    and every row depending on the usage read says so with the measured share."""
     root = trace_root(run2019)
     n = len(list((root / "instance_usage").glob("*.json.gz")))
     assert n >= 3
@@ -178,10 +178,10 @@ def test_a_part_of_the_shards_leaves_holes_in_every_series_and_the_rows_say_how_
     part = pl.read_csv(run / "tables/series_coverage.csv").row(0, named=True)
     whole = pl.read_csv(run2019 / RESULTS / "tables/series_coverage.csv").row(0, named=True)
     assert whole["share_pooled"] == 1.0 and whole["complete"] == 1.0
-    # the synthetic shards are dealt blocks of time, so a long series keeps whole blocks: more than 1/n of its
-    # windows (the long ones are those that kept most), never all of them in most tasks
-    assert part["tasks"] > 0 and 1 / n < part["share_pooled"] < 0.75 and part["complete"] < 0.5
-    rows = pl.read_csv(run / "summary.csv").filter(pl.col("note").str.contains("series has holes"))
+    # the synthetic shards are dealt blocks of time: a long series keeps whole blocks, more than 1/n of its windows
+    # (the long ones are those that kept most); some lie within one block and are whole, the others have holes
+    assert part["tasks"] > 0 and 1 / n < part["share_pooled"] < 0.8 and part["complete"] < 0.8
+    rows = pl.read_csv(run / "summary.csv").filter(pl.col("note").str.contains("the series have holes"))
     assert rows.height > 20
     assert rows["note"].str.contains(f"series hold {part['share_pooled']:.1%} of their windows").all()
     assert f"series hold {part['share_pooled']:.1%} of the five-minute windows" in (run / "summary.md").read_text()

@@ -331,9 +331,9 @@ def series_holes(record: Mapping[str, Any]) -> str:
     and its ``series`` coverage (:func:`colocate.prep.tasks.coverage_summary`)."""
     entity, s = record.get("entity", "task"), record.get("series") or {}
     if not s.get("tasks"):
-        return f"every {entity}'s series has holes"
-    return (f"every {entity}'s series has holes: the long {entity}s' series hold {s['share_pooled']:.1%} of their "
-            f"windows (median {s['share_median']:.1%})")
+        return f"an {entity}'s series may have holes" if entity[0] in "aeiou" else f"a {entity}'s series may have holes"
+    return (f"the series have holes: the long {entity}s' series hold {s['share_pooled']:.1%} of their windows (median "
+            f"{s['share_median']:.1%}; {s['complete']:.0%} whole)")
 
 
 def summary_frames(paths: Iterable[str | Path], papers: pl.DataFrame, causes: Mapping[str, str],

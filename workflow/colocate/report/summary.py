@@ -323,8 +323,8 @@ def coverage(record: dict) -> tuple[pl.DataFrame, list[str]]:
                          "file, may hold only part of their records.")
             else:
                 span += (f": not every file read, and each of this trace's files holds rows from across its span, so "
-                         f"every window may hold only part of its records: a {record.get('entity', 'task')}'s series "
-                         "has holes.")
+                         f"every window may hold only part of its records and a {record.get('entity', 'task')}'s series "
+                         "may have holes.")
             notes.append(span)
         if "entity_pieces" in c.get("maps_to", []) and c["read"] and not c["whole"]:
             notes.append(f"Counts and shares over {record.get('entity', 'task')}s and {record.get('group', 'job')}s (how "
