@@ -336,3 +336,21 @@ def test_the_series_coverage_is_stated_with_what_was_read():
                          "record to its last (median 25.0% per task, 10th percentile 12.5%; 10% have every window).")
     record["series"] = {"tasks": 0, "share_pooled": None, "share_median": None, "share_p10": None, "complete": None}
     assert summary.coverage(record)[1][-1] == "No long task: no series to cover."
+
+
+def test_the_settings_a_run_changed_from_the_defaults_are_listed_with_their_defaults():
+    from colocate.configtypes import changed_settings
+
+    defaults = {"scale": "default", "trace": {"source": "synthetic", "seed": 1}, "realizations": {"n_tasks": 5000, "k": [1, 2]}}
+    config = {"scale": "tiny", "trace": {"source": "synthetic", "seed": 1}, "realizations": {"n_tasks": 1000, "k": [1, 3]},
+              "extra": {"x": None}}
+    changed = changed_settings(config, defaults)
+    assert changed == [["scale", "tiny", "default"], ["realizations.n_tasks", 1000, 5000], ["realizations.k", [1, 3], [1, 2]],
+                       ["extra", {"x": None}, None]]
+    assert changed_settings(defaults, defaults) == []
+    lines = summary.settings_lines("tiny", changed[1:3])
+    assert lines == ["Settings changed from the defaults of the `tiny` scale (config.yaml or --config):", "",
+                     "- `realizations.n_tasks`: `1000` (default `5000`)", "- `realizations.k`: `[1, 3]` (default `[1, 2]`)", ""]
+    assert summary.settings_lines("default", [])[0].startswith("Settings: the defaults of the `default` scale")
+    page = summary.render([], run="r", settings=("tiny", changed[1:2]))
+    assert page.index("Run: `r`") < page.index("- `realizations.n_tasks`: `1000` (default `5000`)")

@@ -82,6 +82,8 @@ def test_characterisation_outputs(tiny_run):
     assert '"output_type"' in nb and "Traceback" not in nb  # the executed copy, without errors
     summary = (tiny_run / "results/synthetic-tiny/summary.md").read_text()
     assert "## Task characterisation (Janus & Rzadca §3)" in summary
+    # the run's config.yaml changes the scale and (as the shipped one does) the placement load: the page says so
+    assert "- `scale`: `\"tiny\"` (default `\"default\"`)" in summary and "- `placement.load_factor`: `0.93` (default `1.0`)" in summary
     assert "## Aggregated utilisation, Beta fit (Unuvar et al. §IV)" in summary
     assert "| Fig 3: inst std-vs-mean slope | 0.36 |" in summary
 

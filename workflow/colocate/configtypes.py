@@ -29,7 +29,7 @@ from typing import Any
 import jsonschema
 import yaml
 
-__all__ = ["cli_text", "coerce", "coerce_config", "config_schema"]
+__all__ = ["cli_text", "coerce", "coerce_config", "config_schema", "changed_settings"]
 
 #: YAML 1.2 core-schema spellings of null and of the booleans.
 NULL_WORDS = frozenset({"null", "Null", "NULL", "~"})
@@ -63,6 +63,20 @@ def fill_defaults(instance: dict[str, Any], schema: Mapping[str, Any]) -> dict[s
         if isinstance(instance.get(key), dict):
             fill_defaults(instance[key], sub)
     return instance
+
+
+def changed_settings(config: Mapping[str, Any], defaults: Mapping[str, Any], prefix: str = "") -> list[list[Any]]:
+    """``[key, value, default]`` for every setting of ``config`` that differs from ``defaults`` (dotted keys, in
+    the config's order; a section compared key by key, a list as a whole; a key the defaults lack has default
+    None): what an edited ``config.yaml`` or a ``--config`` changed, for the summary to say."""
+    out = []
+    for key, value in config.items():
+        name, default = f"{prefix}{key}", defaults.get(key)
+        if isinstance(value, Mapping) and isinstance(default, Mapping):
+            out += changed_settings(value, default, f"{name}.")
+        elif value != default:
+            out.append([name, value, default])
+    return out
 
 
 def _inline_refs(schema: Any, base: Path) -> Any:

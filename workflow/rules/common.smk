@@ -13,7 +13,7 @@ from colocate import sources as _sources
 from colocate.sources import contract as _contract
 from colocate.trace import download as _download
 from colocate.report import notebooks as _notebooks
-from colocate.configtypes import cli_text, coerce_config, config_schema, fill_defaults
+from colocate.configtypes import changed_settings, cli_text, coerce_config, config_schema, fill_defaults
 
 
 # The notebook rules call jupyter-nbconvert, installed beside this Snakemake: `.venv/bin/snakemake`, run without
@@ -60,6 +60,11 @@ _check_config(_resolved)
 _download.check_url(_resolved["trace"]["url"], what="config key trace.url")
 config.clear()
 config.update(_resolved)
+#: What this run's config changes from the defaults (the schema's, its scale's preset, its source's): the summary
+#: says so, so that an edited config.yaml or a --config leaves a trace in the results.
+_defaults = fill_defaults(_merge(_PRESETS[config["scale"]], _sources.config_defaults(config["trace"])), CONFIG_SCHEMA)
+_defaults["scale"] = CONFIG_SCHEMA["properties"]["scale"].get("default")
+CONFIG_CHANGES = changed_settings({k: v for k, v in config.items() if k != "run"}, _defaults)
 
 #: The run's trace source (colocate.sources): where its files are, which of them this run reads, what the trace
 #: records. Rules ask it; none branches on the source's name.

@@ -36,6 +36,9 @@ rule summary:
         runtime=5,
     params:
         run=RUN,
+        # the settings this run changes from the defaults ([key, value, default]): the page begins with them
+        settings=CONFIG_CHANGES,
+        scale=config["scale"],
         # the synthetic model's measured causes explain its rows only
         synthetic=SRC.is_model,
         # rows measured on another trace than the papers': shown beside the papers' values, not judged

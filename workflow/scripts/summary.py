@@ -24,7 +24,8 @@ def main(inputs, outputs, params, log):
         table = summary.another_trace(table, params.another_trace)
     table.write_csv(outputs.table)
     sections = [Path(p).read_text() for p in inputs.sections]
-    Path(outputs.page).write_text(summary.render([table], run=params.run, skipped=skipped, read=read) + "".join(f"\n{s}" for s in sections))
+    Path(outputs.page).write_text(summary.render([table], run=params.run, skipped=skipped, read=read,
+                                                  settings=(params.scale, params.settings)) + "".join(f"\n{s}" for s in sections))
     log.info("%d parts, %d analyses lacked data\n%s", len(parts), skipped.height, summary.agreement(table))
 
 

@@ -9,6 +9,7 @@ Markdown page, one section per analysis, in the order given.
 
 from __future__ import annotations
 
+import json
 import math
 import numbers
 import re
@@ -342,6 +343,16 @@ def coverage(record: dict) -> tuple[pl.DataFrame, list[str]]:
     return pl.DataFrame(rows, schema=schema), notes
 
 
+def settings_lines(scale: str, changed: Sequence[Sequence[object]]) -> list[str]:
+    """What the run changed from the defaults (its scale's preset, its source's and the schema's), one line each."""
+    if not changed:
+        return [f"Settings: the defaults of the `{scale}` scale (`workflow/schemas/scales.yaml`, the config schemas).", ""]
+    shown = lambda v: f"`{json.dumps(v, ensure_ascii=False)}`"  # noqa: E731
+    lines = [f"Settings changed from the defaults of the `{scale}` scale (config.yaml or --config):", ""]
+    lines += [f"- `{key}`: {shown(value)} (default {shown(default)})" for key, value, default in changed]
+    return lines + [""]
+
+
 def _coverage_lines(record: dict) -> list[str]:
     table, notes = coverage(record)
     lines = ["## What this run read", "", f"Trace: {record.get('trace', '')}; times in hours from its start "
@@ -372,16 +383,20 @@ def render(
     run: str | None = None,
     skipped: pl.DataFrame | None = None,
     read: dict | None = None,
+    settings: tuple[str, Sequence[Sequence[object]]] | None = None,
 ) -> str:
     """One Markdown page: the run it shows, what it read, a table per section, then the analyses that lacked data.
 
     ``skipped`` has one row per analysis that could not run on this trace (``analysis``, ``origin``, the
     analysis that found the data lacking, ``reason``, ``needs``; see :mod:`colocate.insufficient`). ``read`` is
-    the run's capabilities record (:func:`coverage`).
+    the run's capabilities record (:func:`coverage`). ``settings`` is the scale and the settings the run changed
+    from the defaults (:func:`colocate.configtypes.changed_settings`).
     """
     lines = [f"# {title}", ""]
     if run:
         lines += [f"Run: `{run}` (every output of this run is under `results/{run}/`).", ""]
+    if settings is not None:
+        lines += settings_lines(*settings)
     if read:
         lines += _coverage_lines(read)
     table = combine(parts)
