@@ -1,5 +1,5 @@
 # colocate: rebuild the analyses of four papers on the Google cluster trace 2011.
-# See README.md; the stages live in workflow/rules/, the science in workflow/colocate/.
+# See README.md and docs/; the stages live in workflow/rules/, the science in workflow/colocate/.
 import warnings
 
 from snakemake.utils import min_version

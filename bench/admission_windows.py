@@ -1,4 +1,4 @@
-"""Measurement: Unuvar Table VIII under each reading of the controller's μ and σ (the README's window table).
+"""Measurement: Unuvar Table VIII under each reading of the controller's μ and σ (the window table of docs/fidelity.md).
 
 Unuvar §III's σ_k is "the standard deviation of the measured utilization … at the request arrival time"; the
 paper does not say over how long. On a finished run this runs Table VIII's sets of the trace's long tasks

@@ -5,7 +5,7 @@ start-up (interpreter, imports, Snakemake's own bookkeeping) is most of the work
 reducers opens every task_events map output. This runs both ways with Snakemake on K real-size shards of each
 table (the real sample's shards, tiled), in the same session:
 
-* the map jobs' wall time at ``--cores 2`` (one thread each, as the README's map + reduce figure runs them),
+* the map jobs' wall time at ``--cores 2`` (one thread each, as docs/performance.md's map + reduce figure runs them),
   shards_per_map 1 against the default batch, and the time saved per shard;
 * one reducer's read of a bucket of task_events pieces from the full trace's 500 per-shard outputs against 50
   batch outputs holding the same rows (hard links of the two runs' outputs), the fan-in every reducer pays;

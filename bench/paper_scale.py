@@ -25,7 +25,7 @@ Printed, from Snakemake's own per-job benchmark files and job log:
   rule's longest job, named rule by rule.
 
     python bench/paper_scale.py --shards 2 --workdir /tmp/slice-2
-    python bench/paper_scale.py --shards 8 --workdir /tmp/slice-8 --baseline /tmp/slice-2   # the README's table
+    python bench/paper_scale.py --shards 8 --workdir /tmp/slice-8 --baseline /tmp/slice-2   # the table of docs/performance.md
 
 The trace synthesis is measured but left out of the projection: a real run downloads the shards instead.
 """
@@ -79,7 +79,7 @@ SCALING = {
         "unuvar_aggregates", "notebook_trace_and_tasks",  # series of every bucket
     ), "trace"),
     # the first placement.trace.event_shards (10 at the paper scale) task_events shards, whatever the trace's size,
-    # and three columns of the task table (0.5 GB at 25 M tasks: README, 'Paper scale, measured')
+    # and three columns of the task table (0.5 GB at 25 M tasks: docs/performance.md, 'Paper scale, measured')
     "placement_trace_requests": "fixed",
     # one row per long task: linear in their number (the full trace's ~800,000, Janus §3.5), not in its records
     **dict.fromkeys(("janus_clusters", "janus_variability", "janus_time_invariance", "janus_fig1_sampling"), "long"),
@@ -592,7 +592,7 @@ def report(wd: Path, args, rules: dict[str, Rule], deps: dict[str, set[str]], re
     out.append("Critical path on the cluster: " + " → ".join(f"{r} ({hms(cluster[r])})" for r in cpath if r in cluster))
     out.append(f"\nMemory at the full trace's size: the maps as measured (a slice shard has a real shard's rows); "
                f"reduce_bucket as measured above at a full bucket's size. Measured at full size by their own "
-               f"benchmarks (README, 'Paper scale, measured'): {', '.join(sorted(FULL_SIZE_BENCHED))}.")
+               f"benchmarks (docs/performance.md, 'Paper scale, measured'): {', '.join(sorted(FULL_SIZE_BENCHED))}.")
     heavy = [(name, rss) for name, (_, _, rss) in proj.items() if rss > MEMORY_LIMIT_MB and not rules[name].notebook
              and name not in FULL_SIZE_BENCHED and name != "reduce_bucket"]
     out.append("The others above 4 GB on the projection (rough: a trace-sized rule's peak along the line, which "

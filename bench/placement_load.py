@@ -5,7 +5,7 @@ Table I's offered loads make 0.4167 / 0.3833 / 0.5333 over the arrivals, and the
 20 of the pipeline's replicates at those loads. This runs many more replicates of the experiment with the pipeline's
 own code (``placement_runs.run_replicate``, ``placement_analysis.run_metrics``) on the schema's placement section
 (Table I's loads, ``load_factor`` 1, its seed; not config.yaml's 0.93), PACK alone, each with Table I's loads scaled
-by each ``--factor`` and the arrival mix ``--arrival-mix`` (one mix for every factor: the README's two columns are
+by each ``--factor`` and the arrival mix ``--arrival-mix`` (one mix for every factor: docs/fidelity.md's two columns are
 two runs, ``--factors 1.0`` and ``--factors 0.93 --arrival-mix load``). Replicates 0–19 at factor 1 with the equal
 mix are the stated-load run's (examples/tantawi-stated-load.yaml), at 0.93 with the load mix the default run's.
 PACK alone suffices: each policy draws from its own stream, so PACK's runs are the pipeline's, and over its 20
@@ -18,7 +18,7 @@ and the medians of the averages weighted by time instead of by arrival (another 
 entire experiment": Table I's phases are counted in arrivals, at different arrival rates). It also reads the
 snapshot at pod 3961 (Table VI's μ^sys, PACK: 0.459 / 0.396 / 0.703, another reading of the same run, so not
 independent of its averages): the median and p1–p99 of each resource's μ^sys, and how many replicates have CPU and
-memory both as low. The evidence behind the default's placement.load_factor (README, "The placement load").
+memory both as low. The evidence behind the default's placement.load_factor (docs/fidelity.md, "The placement load").
 
     python bench/placement_load.py [--replicates 1000] [--factors 1.0 0.93] [--arrival-mix equal]
 

@@ -2,7 +2,7 @@
 
 * ``--config`` values are typed by the schema (colocate.configtypes): unit and property tests against
   Snakemake's own parser (``snakemake.cli.parse_config``), and every ``snakemake`` command and ``--config``
-  example of README.md, parsed from the README, run in a temporary directory.
+  example of README.md and the documentation's pages (docs/), parsed from them, run in a temporary directory.
 * The default workflow profile (profiles/default) is picked up: after a ``kill -9`` the README's run
   command finishes the run (rerun-incomplete) with the results of a clean run; a second start while a
   run holds the lock gets Snakemake's lock message.
@@ -35,7 +35,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from snakemake.cli import parse_config
 from snakemake.settings.types import MaxJobsPerTimespan
-from wfutil import REPO, SAMPLE, azure_dataset_layout, snakemake, write_config
+from wfutil import REPO, SAMPLE, azure_dataset_layout, doc_files, doc_text, snakemake, write_config
 
 SCHEMAS = REPO / "workflow" / "schemas"
 README = REPO / "README.md"
@@ -259,7 +259,7 @@ def test_coercion_is_idempotent_and_keeps_valid_typed_configs(section):
         assert same(once, {key: value})  # a config.yaml value that is already valid is left alone
 
 
-# ----------------------------------------------------------------------------- README commands
+# ----------------------------------------------------------------------------- README and docs commands
 
 
 def _readme_snippets(text: str) -> list[str]:
@@ -298,9 +298,12 @@ def readme_commands(text: str) -> list[list[str]]:
 
 
 def test_readme_commands_are_found():
-    cmds = readme_commands(README.read_text())
+    cmds = readme_commands(doc_text())
     joined = [" ".join(c) for c in cmds]
-    assert "--cores 2" in joined
+    assert "--cores 2" in joined and "--cores 2" in [" ".join(c) for c in readme_commands(README.read_text())]
+    # every page that shows a command is read: README.md and the docs' pages (getting started, sources, fidelity...)
+    assert README in doc_files() and REPO / "docs/sources/azure.md" in doc_files()
+    assert any("azure-sample" in c for c in joined) and any("--workflow-profile" in c for c in cmds)
     assert any(c[:1] == ["--report"] for c in cmds)
     assert any('realizations={"n_tasks": 1000}' in c for c in cmds)
     assert readme_commands("x `snakemake -n --config run=a` y\n```bash\nA=1 .venv/bin/snakemake --cores 1 && ls\n```\n") == [
@@ -347,7 +350,8 @@ def _checkout(workdir: Path) -> None:
         (workdir / folder).symlink_to(REPO / folder, target_is_directory=True)
 
 
-_COMMANDS = readme_invocations(README.read_text())
+#: Each command of README.md and the docs, once (the README repeats a few of the docs' commands).
+_COMMANDS = list({(tuple(sorted(e.items())), tuple(c)): (e, c) for e, c in readme_invocations(doc_text())}.values())
 
 
 def _slow(argv: list[str]) -> list:
@@ -472,7 +476,7 @@ def test_profiles_live_where_snakemake_looks():
     assert limit.max_jobs / limit.timespan >= 100 and limit.timespan >= 600
     for name in ("slurm", "kubernetes"):
         assert (REPO / "profiles" / name / "config.yaml").is_file()
-    text = README.read_text()
+    text = doc_text()
     assert "workflow/profiles" not in text and "--workflow-profile profiles/slurm" in text
 
 

@@ -1,5 +1,5 @@
-"""Plug-ins (``module:Class`` in config): the registry's protocol check, the importable common checks, the README's
-worked example (examples/plugins) run verbatim, start-up errors naming the key, and reruns when a plug-in changes."""
+"""Plug-ins (``module:Class`` in config): the registry's protocol check, the importable common checks, the docs'
+worked example (examples/plugins, docs/extending.md) run verbatim, start-up errors naming the key, and reruns when a plug-in changes."""
 
 from __future__ import annotations
 
@@ -20,10 +20,11 @@ from colocate.scheduling import packing_grid as pg
 from colocate.scheduling import placement as P
 from colocate.scheduling import placement_workload as pw
 from colocate.scheduling.checks import check_fit_test, check_placement_policy
-from wfutil import REPO, assert_config_rejected, planned_rules, snakemake
+from wfutil import REPO, assert_config_rejected, doc_text, planned_rules, snakemake
 
 EXAMPLE = REPO / "examples" / "plugins"
-README = (REPO / "README.md").read_text()
+#: README.md and the docs' pages, where the worked example is shown (docs/extending.md, "Plug-ins")
+DOCS = doc_text()
 
 GOOD_POLICY = '''
 from dataclasses import dataclass
@@ -182,16 +183,16 @@ def test_a_plugin_policy_runs_in_the_placement_experiment(plugin_module):
         pw.policy_specs(["my_policies:WrongSignature"], ["cpu", "memory"], "cpu", [1, -1], "placement.trace")
 
 
-# ----------------------------------------------------------------------------- the README's worked example
+# ----------------------------------------------------------------------------- the docs' worked example
 
 
 def _readme_line(start: str) -> str:
-    (line,) = [ln for ln in README.splitlines() if ln.startswith(start)]
+    (line,) = [ln for ln in DOCS.splitlines() if ln.startswith(start)]
     return line
 
 
 def _run(line: str, cwd, *extra: str) -> subprocess.CompletedProcess:
-    """A README command line, verbatim, from a checkout-like ``cwd``; ``.venv/bin/`` is this interpreter's."""
+    """A documented command line, verbatim, from a checkout-like ``cwd``; ``.venv/bin/`` is this interpreter's."""
     words = shlex.split(line)
     at = next(i for i, w in enumerate(words) if not re.fullmatch(r"[A-Z_]+=.*", w))
     env = {**os.environ, **dict(w.split("=", 1) for w in words[:at])}
@@ -207,13 +208,13 @@ def test_readme_check_command_runs_verbatim(tmp_path):
 
 
 def test_readme_example_config_is_the_one_shown():
-    shown = re.search(r"```yaml\n(run: plugin-example\n.*?)```", README, re.S).group(1)
+    shown = re.search(r"```yaml\n(run: plugin-example\n.*?)```", DOCS, re.S).group(1)
     assert yaml.safe_load(shown) == yaml.safe_load((EXAMPLE / "config.yaml").read_text())
 
 
 @pytest.mark.workflow
 def test_readme_plugin_run_packs_with_hoeffding_and_reruns_when_it_changes(tmp_path):
-    """The README's run at the tiny scale: Hoeffding beside GPA and Cantelli; a smaller ε is stricter."""
+    """The documented run at the tiny scale: Hoeffding beside GPA and Cantelli; a smaller ε is stricter."""
     shutil.copy(REPO / "config.yaml", tmp_path / "config.yaml")
     (tmp_path / "examples/plugins").mkdir(parents=True)
     for name in ("hoeffding.py", "config.yaml"):

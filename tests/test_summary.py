@@ -18,7 +18,7 @@ from colocate.report.compare import (
     parse_number,
     widest,
 )
-from wfutil import judged
+from wfutil import doc_text, judged
 
 
 def test_rows_and_render():
@@ -170,10 +170,10 @@ def test_differences_list_the_rows_outside_tolerance_with_their_cause():
         "",
         "- S: c: paper 1, ours 0.1 (tolerance ×1.5)",
     ]
-    readme = f"intro\n{summary.README_START}\nold list\n{summary.README_END}\nrest\n"
+    page = f"intro\n{summary.LIST_START}\nold list\n{summary.LIST_END}\nrest\n"
     head = "**1 of 3 judged rows that read the trace agree with the papers (33%); 2 disagree** (qualitative claims, such as a test's verdict, included)."
     assert summary.headline_text(t) == head
-    assert summary.update_readme(readme, t) == f"intro\n{summary.README_START}\n{head}\n\n{text}{summary.README_END}\nrest\n"
+    assert summary.update_page(page, t) == f"intro\n{summary.LIST_START}\n{head}\n\n{text}{summary.LIST_END}\nrest\n"
 
 
 def test_a_shared_cause_is_written_once_and_numbered_where_its_rows_point():
@@ -217,21 +217,22 @@ def test_the_model_s_causes_are_kept_on_synthetic_runs_only():
     assert real.drop("cause").equals(t.drop("cause"))
 
 
-def test_the_readme_list_is_generated_from_the_reference_summary():
-    """README's 'where the synthetic trace differs' list is differences() of the committed reference run."""
+def test_the_fidelity_list_is_generated_from_the_reference_summary():
+    """The fidelity page's 'where the synthetic trace differs' list is differences() of the committed reference run."""
     from pathlib import Path
 
     repo = Path(__file__).resolve().parents[1]
     reference = pl.read_csv(repo / summary.REFERENCE, schema=summary.COLUMNS)
-    readme = (repo / "README.md").read_text()
-    assert summary.update_readme(readme, reference) == readme, (
-        "README.md's list is stale: run python -m colocate.report.summary results/synthetic-default/summary.csv"
+    page = (repo / summary.PAGE).read_text()
+    assert summary.update_page(page, reference) == page, (
+        f"{summary.PAGE}'s list is stale: run python -m colocate.report.summary results/synthetic-default/summary.csv"
     )
     assert reference.height > 100 and reference["section"].n_unique() >= 10  # a whole default run
 
 
-def test_the_readme_refresh_command_runs_verbatim(tmp_path):
-    """README's command, on a copy of the repository's README and reference: it leaves an up-to-date list as it is."""
+def test_the_fidelity_refresh_command_runs_verbatim(tmp_path):
+    """The page's command, on a copy of the repository's fidelity page and reference: it leaves an up-to-date list as
+    it is."""
     import re
     import shlex
     import shutil
@@ -240,16 +241,17 @@ def test_the_readme_refresh_command_runs_verbatim(tmp_path):
     from pathlib import Path
 
     repo = Path(__file__).resolve().parents[1]
-    (line,) = re.findall(r"`(python -m colocate\.report\.summary [^`]*)`", (repo / "README.md").read_text())
+    (line,) = re.findall(r"`(python -m colocate\.report\.summary [^`]*)`", doc_text())
     copy = tmp_path / "repo"
     (copy / "workflow/report").mkdir(parents=True)
+    (copy / "docs").mkdir()
     (copy / "results/synthetic-default").mkdir(parents=True)
-    shutil.copy(repo / "README.md", copy / "README.md")
+    shutil.copy(repo / summary.PAGE, copy / summary.PAGE)
     shutil.copy(repo / summary.REFERENCE, copy / "results/synthetic-default/summary.csv")
     argv = shlex.split(line)
     res = subprocess.run([sys.executable, *argv[1:], "--repo", str(copy)], cwd=copy, capture_output=True, text=True, check=False)
     assert res.returncode == 0, res.stderr
-    assert (copy / "README.md").read_text() == (repo / "README.md").read_text()
+    assert (copy / summary.PAGE).read_text() == (repo / summary.PAGE).read_text()
     assert (copy / summary.REFERENCE).read_bytes() == (repo / summary.REFERENCE).read_bytes()
 
 

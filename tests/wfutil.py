@@ -14,6 +14,16 @@ import yaml
 
 REPO = Path(__file__).resolve().parents[1]
 
+
+def doc_files() -> list[Path]:
+    """The Markdown files whose commands the tests run: README.md and every page of the documentation (docs/)."""
+    return [REPO / "README.md", *sorted((REPO / "docs").rglob("*.md"))]
+
+
+def doc_text() -> str:
+    """README.md and the documentation's pages, one after another (each command shown is in one of them)."""
+    return "\n\n".join(path.read_text() for path in doc_files())
+
 #: The tiny scale's synthetic-model sizes, read from the preset the pipeline uses.
 TINY = {
     k: v

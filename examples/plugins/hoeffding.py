@@ -1,6 +1,6 @@
 """A plug-in fit test for colocate's stochastic packing: Hoeffding's inequality.
 
-Named in config as ``hoeffding:Hoeffding`` (this directory on PYTHONPATH); see the README, "Plug-ins".
+Named in config as ``hoeffding:Hoeffding`` (this directory on PYTHONPATH); see docs/extending.md, "Plug-ins".
 
 For independent task usages X_i in [0, b_i], Hoeffding's inequality bounds the chance that a
 machine's total exceeds its expectation by t: P(Σ X_i − Σ μ_i ≥ t) ≤ exp(−2 t² / Σ b_i²). A task

@@ -84,7 +84,7 @@ rule janus_fig1_sampling_part:
     resources:
         # one bucket's records at a time (five float64 columns, sorted, plus one permutation per k): peak 137 MB
         # (0.14 MB buckets, the 2-shard slice), 182 MB (1.7 MB, the default run) and 768-818 MB at a full bucket's
-        # 27 MB, 4.8 M records (bench/memory.py; README)
+        # 27 MB, 4.8 M records (bench/memory.py; docs/performance.md)
         mem_mb=largest_input_mem(180, 28),
         runtime=60,
     conda:
@@ -191,7 +191,7 @@ rule janus_time_invariance_part:
     threads: 1
     resources:
         # one bucket's records at a time: peak 195 MB (0.14 MB buckets, the 2-shard slice), 236 MB (1.7 MB, the
-        # default run) and 696-709 MB at a full bucket's 27 MB, 4.8 M records (bench/memory.py; README)
+        # default run) and 696-709 MB at a full bucket's 27 MB, 4.8 M records (bench/memory.py; docs/performance.md)
         mem_mb=largest_input_mem(250, 22),
         runtime=120,
     conda:

@@ -76,7 +76,7 @@ CAPABILITIES = SRC.capabilities()
 #: Job priorities (`priority:`; Snakemake does not pass one on to a job's inputs, so each rule on the path carries
 #: its own). The trace (synthesis, download, check) first, then the rest of the path to the trace's analyses (maps,
 #: reducers, collect_tasks, sample_realizations), both before jobs that need no trace; then the long jobs, so that
-#: short ones fill the cores at the end (README, "Paper scale": 11:05 -> 10:42 on the 2-shard slice).
+#: short ones fill the cores at the end (docs/performance.md, "Paper scale": 11:05 -> 10:42 on the 2-shard slice).
 PRIORITY_TRACE, PRIORITY_CRITICAL_PATH, PRIORITY_LONG_JOB = 40, 30, 20
 
 #: This run's name and directory: every output, log and benchmark lives under results/<run>/.

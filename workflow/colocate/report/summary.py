@@ -214,7 +214,7 @@ def headline(table: pl.DataFrame) -> dict[str, int]:
 
 
 def headline_text(table: pl.DataFrame) -> str:
-    """:func:`headline` as the sentence summary.md and the README give."""
+    """:func:`headline` as the sentence summary.md and the fidelity page (:data:`PAGE`) give."""
     h = headline(table)
     if not h["judged"] and not h["apart_judged"]:
         return "No row is judged against the papers on this run."
@@ -234,7 +234,7 @@ def headline_text(table: pl.DataFrame) -> str:
 
 
 def differences(table: pl.DataFrame) -> str:
-    """The rows outside their tolerance as Markdown, grouped under their measured cause (the README's list).
+    """The rows outside their tolerance as Markdown, grouped under their measured cause (the fidelity page's list).
 
     Causes come in the order of their first row; rows without a measured cause come last.
     """
@@ -267,15 +267,15 @@ def cause_numbers(table: pl.DataFrame) -> dict[str, int]:
     return {c: i for i, c in enumerate((c for c in out["cause"].unique(maintain_order=True).to_list() if c), start=1)}
 
 
-#: Markers of the README's generated list (see :func:`update_readme`).
-README_START, README_END = "<!-- differences: generated from the reference summary.csv; do not edit -->", "<!-- end of differences -->"
+#: Markers of the fidelity page's generated list (see :func:`update_page`).
+LIST_START, LIST_END = "<!-- differences: generated from the reference summary.csv; do not edit -->", "<!-- end of differences -->"
 
 
-def update_readme(readme: str, table: pl.DataFrame) -> str:
-    """``readme`` with the block between the markers replaced by the headline (:func:`headline_text`) and
-    :func:`differences` of ``table``."""
-    start, end = readme.index(README_START) + len(README_START), readme.index(README_END)
-    return readme[:start] + "\n" + headline_text(table) + "\n\n" + differences(table) + readme[end:]
+def update_page(page: str, table: pl.DataFrame) -> str:
+    """``page`` (the text of :data:`PAGE`) with the block between the markers replaced by the headline
+    (:func:`headline_text`) and :func:`differences` of ``table``."""
+    start, end = page.index(LIST_START) + len(LIST_START), page.index(LIST_END)
+    return page[:start] + "\n" + headline_text(table) + "\n\n" + differences(table) + page[end:]
 
 
 def _ranges(indices: Iterable[int]) -> str:
@@ -451,11 +451,12 @@ def render(
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    """``python -m colocate.report.summary SUMMARY_CSV``: make it the reference run and regenerate the README's list.
+    """``python -m colocate.report.summary SUMMARY_CSV``: make it the reference run and regenerate the fidelity page's list.
 
     Copies a run's summary.csv (normally ``results/synthetic-default/summary.csv``) to
-    ``workflow/report/reference-summary.csv`` and rewrites README.md's "where the synthetic trace differs"
-    list from it; a test checks the README against the reference, so the list cannot drift.
+    ``workflow/report/reference-summary.csv`` and rewrites the list of rows outside tolerance in
+    ``docs/fidelity.md`` ("where the synthetic trace differs") from it; a test checks the page against the
+    reference, so the list cannot drift.
     """
     import argparse
     import shutil
@@ -467,13 +468,15 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = parser.parse_args(argv)
     reference = args.repo / REFERENCE
     shutil.copyfile(args.summary_csv, reference)
-    readme = args.repo / "README.md"
-    readme.write_text(update_readme(readme.read_text(), pl.read_csv(reference, schema=COLUMNS)))
-    print(f"{reference} and {readme} updated")
+    page = args.repo / PAGE
+    page.write_text(update_page(page.read_text(), pl.read_csv(reference, schema=COLUMNS)))
+    print(f"{reference} and {page} updated")
 
 
-#: The reference run's summary.csv (the default run), from which the README's list is generated.
+#: The reference run's summary.csv (the default run), from which the fidelity page's list is generated.
 REFERENCE = "workflow/report/reference-summary.csv"
+#: The documentation page holding that list, between :data:`LIST_START` and :data:`LIST_END`.
+PAGE = "docs/fidelity.md"
 
 if __name__ == "__main__":
     main()
