@@ -26,14 +26,21 @@ def _removed_on_failure(tmp: Path) -> Iterator[None]:
         raise
 
 
-def write_parquet(df: pl.DataFrame, path: str | Path) -> None:
-    """Write ``df`` to ``path`` (zstd, with statistics) through a temporary file and a rename."""
+def write_parquet(df: pl.DataFrame, path: str | Path, row_group_size: int | None = None) -> None:
+    """Write ``df`` to ``path`` (zstd, with statistics) through a temporary file and a rename; ``row_group_size``
+    rows a row group (polars' default without it)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
     with _removed_on_failure(tmp):
-        df.write_parquet(tmp, compression="zstd", statistics=True)
+        df.write_parquet(tmp, compression="zstd", statistics=True, row_group_size=row_group_size)
         os.replace(tmp, path)
+
+
+#: Rows per row group of a file sorted by window for reads of a range of windows (the Google 2019 map's window
+#: records): 65,536 rows (~1.8 MB in memory) is about half a day of a real-size shard's 3.55 M rows over 31 days, so
+#: a day's reduce reads 2-3 groups of each shard, of which only the edges hold other windows.
+WINDOW_ROW_GROUP_ROWS = 1 << 16
 
 
 #: Rows sorted in memory at a time by :func:`write_sorted` (13 numeric columns: about 0.3 GB per pass).

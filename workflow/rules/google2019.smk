@@ -68,7 +68,11 @@ if isinstance(SRC, _g19.Download):
 
 # The contract's tables (colocate.sources.contract.TABLES) as this source writes them, one map job per shard.
 USAGE_RECORDS = expand(f"{RESULTS}/map/instance_usage/{{stem}}/records.parquet", stem=shard_stems("instance_usage"))
-GROUP_WINDOWS = expand(f"{RESULTS}/map/instance_usage/{{stem}}/job_windows.parquet", stem=shard_stems("instance_usage"))
+#: each shard's records of the job × window aggregates, sorted by window (a shard holds rows from the whole month)
+G19_WINDOW_RECORDS = expand(f"{RESULTS}/map/instance_usage/{{stem}}/window_records.parquet", stem=shard_stems("instance_usage"))
+#: the job × window aggregates, exact: one reduce per chunk of jobs.chunk_windows windows, over every shard
+G19_WINDOW_CHUNKS = -(-N_WINDOWS // config["jobs"]["chunk_windows"])
+GROUP_WINDOWS = expand(f"{RESULTS}/reduce/job_windows/chunk-{{chunk}}.parquet", chunk=range(G19_WINDOW_CHUNKS))
 SAMPLED_WINDOWS = expand(f"{RESULTS}/map/instance_usage/{{stem}}/sampled_windows.parquet", stem=shard_stems("instance_usage"))
 WINDOW_MOMENTS = expand(f"{RESULTS}/map/instance_usage/{{stem}}/window_moments.parquet", stem=shard_stems("instance_usage"))
 ENTITY_PIECES = expand(f"{RESULTS}/map/instance_events/{{stem}}/pieces.parquet", stem=shard_stems("instance_events"))
@@ -84,7 +88,7 @@ rule map_instance_usage:
         shard=lambda wc: trace_file("instance_usage", wc.stem),
     output:
         records=f"{RESULTS}/map/instance_usage/{{stem}}/records.parquet",
-        job_windows=f"{RESULTS}/map/instance_usage/{{stem}}/job_windows.parquet",
+        window_records=f"{RESULTS}/map/instance_usage/{{stem}}/window_records.parquet",
         sampled=f"{RESULTS}/map/instance_usage/{{stem}}/sampled_windows.parquet",
         moments=f"{RESULTS}/map/instance_usage/{{stem}}/window_moments.parquet",
     wildcard_constraints:
@@ -111,6 +115,37 @@ rule map_instance_usage:
         "../../environment.yml"
     script:
         "../scripts/google2019_map_instance_usage.py"
+
+
+# The job × window aggregates of a chunk of windows (the contract's group windows), from every shard's records of it:
+# exact, where aggregates per shard would split every (job, window) across the shards, and their percentiles could
+# only be approximated.
+rule job_windows_google2019:
+    input:
+        rows=lambda wc: G19_WINDOW_RECORDS,
+    output:
+        f"{RESULTS}/reduce/job_windows/chunk-{{chunk}}.parquet",
+    wildcard_constraints:
+        chunk=r"\d+",
+    params:
+        lo=lambda wc: int(wc.chunk) * config["jobs"]["chunk_windows"],
+        hi=lambda wc: min((int(wc.chunk) + 1) * config["jobs"]["chunk_windows"], N_WINDOWS),
+        code=code_digest("prep.mapreduce", "io"),
+    log:
+        f"{RESULTS}/logs/job_windows_google2019/chunk-{{chunk}}.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/job_windows_google2019/chunk-{{chunk}}.tsv"
+    priority: PRIORITY_CRITICAL_PATH
+    threads: 1
+    resources:
+        # the chunk's share of every shard's records (~10 B a record on disk, ~28 B in memory, its group-by and
+        # percentiles' sort ~2x more), plus the row groups read around its edges
+        mem_mb=fitted_mem(300, 8, share=config["jobs"]["chunk_windows"] / N_WINDOWS),
+        runtime=10,
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/google2019_job_windows.py"
 
 
 rule map_instance_events:

@@ -196,16 +196,23 @@ def map_task_usage(
     return bucket_records(usage, n_buckets, consume=consume), job_windows, sampled
 
 
-def map_task_usage_rows(
-    usage: pl.DataFrame, n_buckets: int, windows_to_sample: np.ndarray, *, consume: bool = False
-) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
-    """As :func:`map_task_usage`, but the records the job × window aggregates are computed from
-    (:func:`window_records`) in place of the aggregates: for a trace whose shards are not time-ordered (Google
-    2019), where every (job, window) has records in many shards, and only a reduce over all of them is exact
-    (:func:`job_window_aggregates` on a range of windows of every shard)."""
+def usage_window_rows(usage: pl.DataFrame, windows_to_sample: np.ndarray) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """One shard of task usage → (the records the job × window aggregates are computed from, :func:`window_records`;
+    the sampled-window records, as :func:`map_task_usage`'s): for a trace whose shards are not time-ordered (Google
+    2019), where every (job, window) has records in many shards and only a reduce over all of them is exact
+    (:func:`reduce_job_windows`). The bucketed records are :func:`bucket_records`'s, taken after these are written."""
     lf = _usage_lazy(usage)
     rows, sampled = pl.collect_all([window_records(lf), _sampled_records(lf, windows_to_sample)])
-    return bucket_records(usage, n_buckets, consume=consume), rows, sampled
+    return rows, sampled
+
+
+def reduce_job_windows(rows: pl.LazyFrame, lo: int, hi: int) -> pl.DataFrame:
+    """The exact job × window aggregates (:func:`job_window_aggregates`) of windows ``lo ≤ w < hi`` from
+    :func:`window_records` of every shard (``rows``, e.g. a scan of their files: the window filter is pushed down,
+    so a file sorted by window is read only where it holds the range). Memory is bounded by the range's records."""
+    if hi <= lo:
+        raise ValueError(f"an empty range of windows: {lo}-{hi}")
+    return job_window_aggregates(rows.filter(pl.col("window").is_between(lo, hi - 1))).collect()
 
 
 def bucket_records(usage: pl.DataFrame, n_buckets: int, *, consume: bool = False) -> pl.DataFrame:
