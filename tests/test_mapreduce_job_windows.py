@@ -118,6 +118,11 @@ def test_the_window_records_row_groups_let_a_chunk_skip_the_rest_of_a_file(tmp_p
     # sorted by window: the groups' ranges do not overlap, so a chunk of 10 windows reads at most 2 of 10 groups
     assert len(spans) == 10 and all(hi0 <= lo1 for (_, hi0), (lo1, _) in zip(spans, spans[1:]))
     assert max(sum(1 for lo, hi in spans if lo < c + 10 and hi >= c) for c in range(0, 100, 10)) <= 2
+    # the rows of the groups a range may be in, from the footers (the chunk rule's memory): at least the range's
+    for lo, hi in ((0, 10), (35, 36), (90, 200), (0, 100)):
+        in_range = usage.filter(((pl.col("start_time") - T0) // W).is_between(lo, hi - 1)).height
+        assert in_range <= io.rows_in_range([path], "window", lo, hi) <= in_range + 2 * 500
+    assert io.rows_in_range([path], "window", 100, 110) == 0
     # and the chunked reduce of one shard equals its aggregation (the 2011 map's) up to the sums' order
     assert_frame_equal(chunked([path], 100, 7), mapreduce.map_task_usage(usage, 4, np.array([], np.int32))[1],
                        check_exact=False, rel_tol=1e-12)
@@ -143,3 +148,48 @@ def test_the_2011_map_gives_the_same_aggregates_as_before():
         pl.col("cpu_rate").cast(pl.Float64).quantile(0.9, "linear").alias("cpu_p90"),
     ).sort("window", "job_id").collect()
     assert_frame_equal(jw, expected, check_exact=True)
+
+
+def test_the_2019_rule_scripts_reduce_interleaved_json_shards_to_the_whole_tables_aggregates(tmp_path):
+    # the synthetic 2019 trace deals whole stretches of time to its shards, so few of its windows are split; here
+    # every window of every job is: the verbatim instance_usage line as 120 records, dealt to 3 shards in turn
+    from colocate import rulescript
+    from colocate.sources import google2019 as g
+    from wfutil import REPO
+
+    scripts = REPO / "workflow/scripts"
+    line = g.read_instance_usage(REPO / "workflow/data/google-2019-reference/instance_usage-000000000000.first_line.json")
+    rng = np.random.default_rng(7)
+    n, n_windows = 120, 6
+    window = rng.integers(0, n_windows, n)
+    start = T0 + window * W
+    rows = pl.concat([line] * n).with_columns(
+        start_time=pl.Series(start), end_time=pl.Series(start + W),
+        collection_id=pl.Series(rng.integers(1, 4, n) * 10**11), instance_index=pl.Series(rng.integers(0, 4, n)),
+        average_usage=pl.struct(cpus=pl.Series(rng.integers(0, 64, n) / 64), memory=pl.Series(rng.integers(0, 64, n) / 64)),
+    ).with_columns(pl.col(c).cast(pl.String) for c in g._USAGE_INTS)
+    shards = []
+    for s in range(3):
+        shards.append(tmp_path / f"instance_usage-00000000000{s}.json.gz")
+        g.write_json_lines(rows.gather(np.arange(s, n, 3)), shards[-1])
+    map_usage = rulescript.load(scripts / "google2019_map_instance_usage.py")
+    reduce = rulescript.load(scripts / "google2019_job_windows.py")
+    window_records = []
+    for s, shard in enumerate(shards):
+        out = {k: tmp_path / f"map/{s}/{k}.parquet" for k in ("records", "window_records", "sampled", "moments")}
+        rulescript.call(map_usage, inputs={"shard": str(shard)}, outputs=out, log=tmp_path / f"map-{s}.log",
+                        params={"buckets": 4, "n_windows": n_windows, "windows_per_day": 2, "seed": 1})
+        window_records.append(out["window_records"])
+    chunks = []
+    for lo in range(0, n_windows, 4):
+        chunks.append(tmp_path / f"reduce/chunk-{lo}.parquet")
+        rulescript.call(reduce, inputs={"rows": window_records}, outputs=[chunks[-1]], log=tmp_path / f"r-{lo}.log",
+                        params={"lo": lo, "hi": min(lo + 4, n_windows)})
+    got = io.read_contract(chunks, "group_windows")
+    usage = [g.task_usage(g.read_instance_usage(s)) for s in shards]
+    assert_frame_equal(got, whole_aggregates(pl.concat(usage)), check_exact=True)
+    assert got["n_tasks"].max() > 1 and got.height > 10  # windows with several tasks, records in several shards
+    # where each shard's aggregates, merged, are not
+    merged = jobs.merge_job_windows(pl.concat([mapreduce.map_task_usage(u, 4, np.array([], np.int32))[1] for u in usage]))
+    assert merged.select("job_id", "window").equals(got.select("job_id", "window"))
+    assert (merged["n_tasks"] > got["n_tasks"]).any() and (merged["cpu_p90"] != got["cpu_p90"]).any()

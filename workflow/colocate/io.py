@@ -159,6 +159,25 @@ def footer_rows(paths: Sequence[str | Path], column: str | None = None) -> tuple
     return rows, lo, hi
 
 
+def rows_in_range(paths: Sequence[str | Path], column: str, lo: Any, hi: Any) -> int:
+    """Rows of the row groups of Parquet files that may hold a value ``lo ≤ v < hi`` of ``column``, from their
+    footers alone: what a filter on that range reads (a group without statistics counts whole). A missing file is a
+    FileNotFoundError (for a rule's resource: decided once it exists)."""
+    rows = 0
+    for path in paths:
+        if not os.path.exists(path):
+            raise FileNotFoundError(2, "No such file or directory", str(path))
+        meta = pq.read_metadata(path)
+        names = [meta.schema.column(i).name for i in range(meta.num_columns)]
+        k = names.index(column)
+        for g in range(meta.num_row_groups):
+            group = meta.row_group(g)
+            stats = group.column(k).statistics
+            if stats is None or not stats.has_min_max or (stats.min < hi and stats.max >= lo):
+                rows += group.num_rows
+    return rows
+
+
 def read_contract(paths: Sequence[str | Path], table: str, columns: Sequence[str] | None = None) -> pl.DataFrame:
     """The files of one of the source contract's tables (:data:`colocate.sources.contract.TABLES`), each checked
     against the table's columns first (a file that is not the table is refused, naming it), concatenated in order."""

@@ -3,6 +3,7 @@
 # (below), read by the shared reduce (mapreduce.smk); the trace-driven placement's requests and machines. Included only
 # on a 2019 run.
 
+from colocate import io as _io
 from colocate.sources import google2019 as _g19
 
 #: A shard's stem: <table>-<12-digit shard>.
@@ -128,8 +129,8 @@ rule job_windows_google2019:
     wildcard_constraints:
         chunk=r"\d+",
     params:
-        lo=lambda wc: int(wc.chunk) * config["jobs"]["chunk_windows"],
-        hi=lambda wc: min((int(wc.chunk) + 1) * config["jobs"]["chunk_windows"], N_WINDOWS),
+        lo=lambda wc: window_chunk(wc)[0],
+        hi=lambda wc: window_chunk(wc)[1],
         code=code_digest("prep.mapreduce", "io"),
     log:
         f"{RESULTS}/logs/job_windows_google2019/chunk-{{chunk}}.log",
@@ -138,9 +139,10 @@ rule job_windows_google2019:
     priority: PRIORITY_CRITICAL_PATH
     threads: 1
     resources:
-        # the chunk's share of every shard's records (~10 B a record on disk, ~28 B in memory, its group-by and
-        # percentiles' sort ~2x more), plus the row groups read around its edges
-        mem_mb=fitted_mem(300, 8, share=config["jobs"]["chunk_windows"] / N_WINDOWS),
+        # the records of the row groups the chunk's windows may be in (the footers' statistics: the chunk, plus a
+        # group at each edge of each shard), ~130 B each with the group-by's and percentiles' work: peak 1,128 / 749
+        # MB for 9.1 / 4.8 M records of 4 shards (the tiny model's tiled), 138 MB for the tiny run's 76 k
+        mem_mb=lambda wc, input: int(250 + 130 * _io.rows_in_range(input.rows, "window", *window_chunk(wc)) / 2**20),
         runtime=10,
     conda:
         "../../environment.yml"
