@@ -109,7 +109,8 @@ rule map_instance_usage:
     threads: 2
     resources:
         # read in blocks, the slim columns of every row kept: peak 710-783 MB for the default run's shards (99 MB gz),
-        # 937-1,044 MB for a real-size one (498 MB gz, 2.6 GB of JSON, 3.55 M rows; bench/google2019_map.py)
+        # 937-1,044 MB for a real-size one (498 MB gz, 2.6 GB of JSON, 3.55 M rows; bench/google2019_map.py); 908 /
+        # 1,022 MB (1 / 2 polars threads) with its window records (sorted, written before the records are bucketed)
         mem_mb=fitted_mem(900, 0.8),
         runtime=15,
     conda:
