@@ -11,7 +11,7 @@ their compressibility are the model's: 5.2:1, a little below the real shards' ~6
 * reference: ``gzip -dc shard > /dev/null``;
 * ours: the rule script (workflow/scripts/google2019_map_instance_usage.py, its ``main`` as Snakemake calls it): the
   shard read in blocks (``iter_instance_usage``), ``task_usage`` + ``window_moments`` per block,
-  ``map_task_usage`` once, the four Parquet writes; in a child process, so that its peak RSS is its own;
+  ``usage_window_rows`` and ``bucket_records`` once, the four Parquet writes; in a child process, so that its peak RSS is its own;
 * the read alone (the blocks decompressed and parsed, nothing kept), in a child process too.
 
 Prints both walls, the ratio against the target (≤ 1.5) and the peak RSS against 1.5 GB (1,536 MB).
@@ -51,7 +51,7 @@ if what == "read":
     for raw in g19.iter_instance_usage(shard):
         del raw
 else:
-    outputs = {n: f"{out}/{n}.parquet" for n in ("records", "job_windows", "sampled", "moments")}
+    outputs = {n: f"{out}/{n}.parquet" for n in ("records", "window_records", "sampled", "moments")}
     params = {"buckets": int(buckets), "n_windows": int(n_windows), "windows_per_day": 20, "seed": 42}
     rulescript.call(rulescript.load(script), {"shard": shard}, outputs, params, log=f"{out}/map.log")
 r = resource.getrusage(resource.RUSAGE_SELF)
@@ -153,7 +153,7 @@ def main() -> None:
             print(f"POLARS_MAX_THREADS={threads} (load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")
             print(f"  gzip -dc         {ref:7.2f} s   (best of {args.repeat}; CPU {ref_cpu:.2f} s)")
             print(f"  map (rule)       {ours:7.2f} s   (best of {args.repeat}; CPU {cpu:.2f} s; blocks read, task_usage + "
-                  "window_moments, map_task_usage, 4 Parquet writes)")
+                  "window_moments, usage_window_rows + bucket_records, 4 Parquet writes)")
             print(f"    read alone     {read:7.2f} s   (ratio {read / ref:.2f}, CPU {read_cpu:.2f} s, peak {read_rss:.0f} MB)")
             print(f"  ratio ours/gzip  {ours / ref:7.2f}     (target ≤ {TARGET_RATIO}: {'met' if ours / ref <= TARGET_RATIO else 'NOT met'})")
             print(f"  peak RSS (map)   {rss:7.0f} MB  (target ≤ {TARGET_MB} MB: {'met' if rss <= TARGET_MB else 'NOT met'})")

@@ -47,13 +47,31 @@ def test_the_2019_path_gives_the_2011_paths_task_statistics_on_the_same_model(ru
             assert a[column].equals(b[column]), column
 
 
+def test_the_2019_path_gives_the_2011_paths_dominant_jobs_windows_on_the_same_model(run2019, tiny_run):
+    # the job × window aggregates reduced over every shard (2019's shards are not time-ordered) are the 2011 map's of
+    # its time-ordered shards: D's rows and the per-window totals the same, floats to the sums' order
+    for name, key in (("dominant_windows", ["job_id", "window"]), ("window_totals", ["window"])):
+        a = pl.read_parquet(tiny_run / f"results/synthetic-tiny/jobs/{name}.parquet").sort(key)
+        b = pl.read_parquet(run2019 / RESULTS / f"jobs/{name}.parquet").sort(key)
+        assert a.height == b.height > 0 and a.schema == b.schema and a.select(key).equals(b.select(key)), name
+        for column in a.columns:
+            if a[column].dtype.is_float():
+                np.testing.assert_allclose(b[column].to_numpy(), a[column].to_numpy(), rtol=1e-9, atol=1e-15,
+                                           err_msg=f"{name}.{column}")
+            else:
+                assert a[column].equals(b[column]), f"{name}.{column}"
+    # and the files it is reduced from hold each (job, window) once
+    chunks = pl.read_parquet(sorted((run2019 / RESULTS / "reduce/job_windows").glob("chunk-*.parquet")))
+    assert chunks.height > 0 and not chunks.select(pl.struct("job_id", "window").is_duplicated().any()).item()
+
+
 def test_every_contract_table_the_2019_source_writes_has_the_contracts_columns(run2019):
     from colocate import io
     from colocate.sources.contract import TABLES
 
     run = run2019 / RESULTS
     layout = {"usage_records": "map/instance_usage/*/records.parquet", "entity_pieces": "map/instance_events/*/pieces.parquet",
-              "group_windows": "map/instance_usage/*/job_windows.parquet",
+              "group_windows": "reduce/job_windows/chunk-*.parquet",
               "sampled_windows": "map/instance_usage/*/sampled_windows.parquet",
               "window_moments": "map/instance_usage/*/window_moments.parquet",
               "group_events": "map/collection_events/*.parquet", "machine_events": "map/machine_events.parquet",

@@ -255,6 +255,13 @@ def dominant_jobs_mem_mb(rows):
     chunk = rows * min(1.0, 288 / RENDERED_WINDOWS)
     return 250 + (170 * chunk + 95 * rows) / 2**20
 
+def window_chunk(wildcards):
+    """The windows lo ≤ w < hi of a job's ``chunk`` wildcard, jobs.chunk_windows windows a chunk (the last one
+    shorter): for a reduce of the job × window aggregates a range of windows at a time."""
+    lo = int(wildcards.chunk) * config["jobs"]["chunk_windows"]
+    return lo, min(lo + config["jobs"]["chunk_windows"], N_WINDOWS)
+
+
 def sample_realizations_mem_mb(wildcards, input):
     """sample_realizations draws a bucket at a time: it holds one bucket's series columns (~40 B per row), the
     chosen tasks' records in it (~145 B each) and one chunk of draws (8 B per draw, inst and avg); the matrices are

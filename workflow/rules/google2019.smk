@@ -3,6 +3,7 @@
 # (below), read by the shared reduce (mapreduce.smk); the trace-driven placement's requests and machines. Included only
 # on a 2019 run.
 
+from colocate import io as _io
 from colocate.sources import google2019 as _g19
 
 #: A shard's stem: <table>-<12-digit shard>.
@@ -68,7 +69,11 @@ if isinstance(SRC, _g19.Download):
 
 # The contract's tables (colocate.sources.contract.TABLES) as this source writes them, one map job per shard.
 USAGE_RECORDS = expand(f"{RESULTS}/map/instance_usage/{{stem}}/records.parquet", stem=shard_stems("instance_usage"))
-GROUP_WINDOWS = expand(f"{RESULTS}/map/instance_usage/{{stem}}/job_windows.parquet", stem=shard_stems("instance_usage"))
+#: each shard's records of the job × window aggregates, sorted by window (a shard holds rows from the whole month)
+G19_WINDOW_RECORDS = expand(f"{RESULTS}/map/instance_usage/{{stem}}/window_records.parquet", stem=shard_stems("instance_usage"))
+#: the job × window aggregates, exact: one reduce per chunk of jobs.chunk_windows windows, over every shard
+G19_WINDOW_CHUNKS = -(-N_WINDOWS // config["jobs"]["chunk_windows"])
+GROUP_WINDOWS = expand(f"{RESULTS}/reduce/job_windows/chunk-{{chunk}}.parquet", chunk=range(G19_WINDOW_CHUNKS))
 SAMPLED_WINDOWS = expand(f"{RESULTS}/map/instance_usage/{{stem}}/sampled_windows.parquet", stem=shard_stems("instance_usage"))
 WINDOW_MOMENTS = expand(f"{RESULTS}/map/instance_usage/{{stem}}/window_moments.parquet", stem=shard_stems("instance_usage"))
 ENTITY_PIECES = expand(f"{RESULTS}/map/instance_events/{{stem}}/pieces.parquet", stem=shard_stems("instance_events"))
@@ -84,7 +89,7 @@ rule map_instance_usage:
         shard=lambda wc: trace_file("instance_usage", wc.stem),
     output:
         records=f"{RESULTS}/map/instance_usage/{{stem}}/records.parquet",
-        job_windows=f"{RESULTS}/map/instance_usage/{{stem}}/job_windows.parquet",
+        window_records=f"{RESULTS}/map/instance_usage/{{stem}}/window_records.parquet",
         sampled=f"{RESULTS}/map/instance_usage/{{stem}}/sampled_windows.parquet",
         moments=f"{RESULTS}/map/instance_usage/{{stem}}/window_moments.parquet",
     wildcard_constraints:
@@ -104,13 +109,46 @@ rule map_instance_usage:
     threads: 2
     resources:
         # read in blocks, the slim columns of every row kept: peak 710-783 MB for the default run's shards (99 MB gz),
-        # 937-1,044 MB for a real-size one (498 MB gz, 2.6 GB of JSON, 3.55 M rows; bench/google2019_map.py)
+        # 937-1,044 MB for a real-size one (498 MB gz, 2.6 GB of JSON, 3.55 M rows; bench/google2019_map.py); 908 /
+        # 1,022 MB (1 / 2 polars threads) with its window records (sorted, written before the records are bucketed)
         mem_mb=fitted_mem(900, 0.8),
         runtime=15,
     conda:
         "../../environment.yml"
     script:
         "../scripts/google2019_map_instance_usage.py"
+
+
+# The job × window aggregates of a chunk of windows (the contract's group windows), from every shard's records of it:
+# exact, where aggregates per shard would split every (job, window) across the shards, and their percentiles could
+# only be approximated.
+rule job_windows_google2019:
+    input:
+        rows=lambda wc: G19_WINDOW_RECORDS,
+    output:
+        f"{RESULTS}/reduce/job_windows/chunk-{{chunk}}.parquet",
+    wildcard_constraints:
+        chunk=r"\d+",
+    params:
+        lo=lambda wc: window_chunk(wc)[0],
+        hi=lambda wc: window_chunk(wc)[1],
+        code=code_digest("prep.mapreduce", "io"),
+    log:
+        f"{RESULTS}/logs/job_windows_google2019/chunk-{{chunk}}.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/job_windows_google2019/chunk-{{chunk}}.tsv"
+    priority: PRIORITY_CRITICAL_PATH
+    threads: 1
+    resources:
+        # the records of the row groups the chunk's windows may be in (the footers' statistics: the chunk, plus a
+        # group at each edge of each shard), ~130 B each with the group-by's and percentiles' work: peak 1,128 / 749
+        # MB for 9.1 / 4.8 M records of 4 shards (the tiny model's tiled), 138 MB for the tiny run's 76 k
+        mem_mb=lambda wc, input: int(250 + 130 * _io.rows_in_range(input.rows, "window", *window_chunk(wc)) / 2**20),
+        runtime=10,
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/google2019_job_windows.py"
 
 
 rule map_instance_events:

@@ -132,21 +132,20 @@ def sampled_windows(n_windows: int, per_day: int, seed: int) -> np.ndarray:
     return np.sort(np.concatenate(chosen)).astype(np.int32) if chosen else np.empty(0, np.int32)
 
 
-def map_task_usage(
-    usage: pl.DataFrame, n_buckets: int, windows_to_sample: np.ndarray, *, consume: bool = False
-) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
-    """One shard of task_usage → (bucketed records, job × window aggregates, sampled-window records).
+#: The columns of a usage record the job × window aggregates are computed from (:func:`job_window_aggregates`).
+WINDOW_RECORD_COLUMNS = ["job_id", "task_index", "window", "cpu_rate", "canonical_memory_usage"]
 
-    * records: the slim columns of :data:`USAGE_COLUMNS` plus ``bucket``, grouped by bucket (file order within);
-    * job × 5-minute-window aggregates (Beaumont §3, §4.3, §5): ``n_tasks``, ``n_records``,
-      ``cpu_sum``, ``mem_sum`` and the 10th/90th percentiles of task CPU;
-    * the records of the windows in ``windows_to_sample`` (Beaumont §4.2).
 
-    With ``consume`` the records take ``usage``'s columns, which leave it one by one as they are reordered, so
-    the shard is held once rather than twice (the map's peak; ``usage`` is left without them).
+def job_window_aggregates(lf: pl.LazyFrame) -> pl.LazyFrame:
+    """Job × 5-minute-window aggregates of usage records (Beaumont §3, §4.3, §5), one row per (job, window), sorted
+    by window and job: ``n_tasks`` (distinct tasks), ``n_records``, ``cpu_sum``, ``mem_sum`` and the 10th/90th
+    percentiles of the records' CPU (linear interpolation).
+
+    ``lf`` holds :data:`WINDOW_RECORD_COLUMNS` (others are ignored). The aggregates of a (job, window) are exact
+    only if ``lf`` holds all its records: the 2011 map aggregates a shard (a stretch of time), the 2019 source's
+    reduce a range of windows read from every shard (:func:`window_records`).
     """
-    lf = usage.lazy().select(USAGE_COLUMNS).with_columns(window_expr())
-    job_windows = (
+    return (
         lf.group_by("job_id", "window")
         .agg(
             pl.col("task_index").n_unique().cast(pl.Int32).alias("n_tasks"),
@@ -158,13 +157,62 @@ def map_task_usage(
         )
         .sort("window", "job_id")
     )
-    sampled = (
+
+
+def window_records(lf: pl.LazyFrame) -> pl.LazyFrame:
+    """The columns of usage records :func:`job_window_aggregates` reads (:data:`WINDOW_RECORD_COLUMNS`), sorted by
+    window (then job and task, the records' order kept within one): written so, a file's row groups each cover a
+    few windows, and a reduce reading a range of windows skips the rest by their statistics."""
+    return lf.select(WINDOW_RECORD_COLUMNS).sort("window", "job_id", "task_index", maintain_order=True)
+
+
+def _usage_lazy(usage: pl.DataFrame) -> pl.LazyFrame:
+    return usage.lazy().select(USAGE_COLUMNS).with_columns(window_expr())
+
+
+def _sampled_records(lf: pl.LazyFrame, windows_to_sample: np.ndarray) -> pl.LazyFrame:
+    return (
         lf.filter(pl.col("window").is_in(pl.Series(windows_to_sample, dtype=pl.Int32).implode()))
         .select("window", *TASK_KEY, "machine_id", "cpu_rate", "canonical_memory_usage")
         .sort("window", *TASK_KEY)
     )
-    job_windows, sampled = pl.collect_all([job_windows, sampled])
+
+
+def map_task_usage(
+    usage: pl.DataFrame, n_buckets: int, windows_to_sample: np.ndarray, *, consume: bool = False
+) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
+    """One shard of task_usage → (bucketed records, job × window aggregates, sampled-window records).
+
+    * records: the slim columns of :data:`USAGE_COLUMNS` plus ``bucket``, grouped by bucket (file order within);
+    * job × 5-minute-window aggregates (:func:`job_window_aggregates`, Beaumont §3, §4.3, §5): ``n_tasks``,
+      ``n_records``, ``cpu_sum``, ``mem_sum`` and the 10th/90th percentiles of task CPU;
+    * the records of the windows in ``windows_to_sample`` (Beaumont §4.2).
+
+    With ``consume`` the records take ``usage``'s columns, which leave it one by one as they are reordered, so
+    the shard is held once rather than twice (the map's peak; ``usage`` is left without them).
+    """
+    lf = _usage_lazy(usage)
+    job_windows, sampled = pl.collect_all([job_window_aggregates(lf), _sampled_records(lf, windows_to_sample)])
     return bucket_records(usage, n_buckets, consume=consume), job_windows, sampled
+
+
+def usage_window_rows(usage: pl.DataFrame, windows_to_sample: np.ndarray) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """One shard of task usage → (the records the job × window aggregates are computed from, :func:`window_records`;
+    the sampled-window records, as :func:`map_task_usage`'s): for a trace whose shards are not time-ordered (Google
+    2019), where every (job, window) has records in many shards and only a reduce over all of them is exact
+    (:func:`reduce_job_windows`). The bucketed records are :func:`bucket_records`'s, taken after these are written."""
+    lf = _usage_lazy(usage)
+    rows, sampled = pl.collect_all([window_records(lf), _sampled_records(lf, windows_to_sample)])
+    return rows, sampled
+
+
+def reduce_job_windows(rows: pl.LazyFrame, lo: int, hi: int) -> pl.DataFrame:
+    """The exact job × window aggregates (:func:`job_window_aggregates`) of windows ``lo ≤ w < hi`` from
+    :func:`window_records` of every shard (``rows``, e.g. a scan of their files: the window filter is pushed down,
+    so a file sorted by window is read only where it holds the range). Memory is bounded by the range's records."""
+    if hi <= lo:
+        raise ValueError(f"an empty range of windows: {lo}-{hi}")
+    return job_window_aggregates(rows.filter(pl.col("window").is_between(lo, hi - 1))).collect()
 
 
 def bucket_records(usage: pl.DataFrame, n_buckets: int, *, consume: bool = False) -> pl.DataFrame:
