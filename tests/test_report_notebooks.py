@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import copy
+from pathlib import Path
 
 import nbformat
 
 from colocate.report import notebooks
+
+REPO = Path(__file__).resolve().parents[1]
 
 
 def executed(run_dir: str, started: str, preamble_id: str) -> dict:
@@ -137,3 +140,33 @@ def test_the_interpreter_s_bin_directory_goes_first_on_path_once():
     assert interpreter_bin_first({"PATH": "/usr/bin:/opt/venv/bin"}, "/opt/venv/bin/python") == "/usr/bin:/opt/venv/bin"
     empty: dict[str, str] = {}
     assert interpreter_bin_first(empty, "/opt/venv/bin/python") == "/opt/venv/bin" and empty["PATH"] == "/opt/venv/bin"
+
+
+def test_the_projects_jupyter_config_goes_first_once_and_its_kernels_run_without_the_tcp_warning(tmp_path):
+    """ipykernel warns "Kernel is running over TCP without encryption" on every notebook of every run; with the
+    project's nbconvert config first on JUPYTER_CONFIG_PATH the kernel runs over IPC and says nothing."""
+    import os
+    import subprocess
+    import sys
+
+    from colocate.report.notebooks import jupyter_config_first
+
+    config_dir = REPO / "workflow" / "jupyter"
+    env = {"JUPYTER_CONFIG_PATH": "/etc/jupyter"}
+    assert jupyter_config_first(env, config_dir) == f"{config_dir}:/etc/jupyter"
+    assert jupyter_config_first(env, config_dir) == f"{config_dir}:/etc/jupyter"  # already there
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("print(6 * 7)")])
+    nbformat.write(nb, tmp_path / "t.ipynb")
+    nbconvert = [str(Path(sys.executable).parent / "jupyter-nbconvert"), "--log-level", "ERROR", "--execute", "--to",
+                 "notebook", "--output", str(tmp_path / "out.ipynb"), str(tmp_path / "t.ipynb")]
+    base = {k: v for k, v in os.environ.items() if k != "JUPYTER_CONFIG_PATH"}
+    plain = subprocess.run(nbconvert, env=base, capture_output=True, text=True)
+    assert plain.returncode == 0, plain.stderr[-3000:]
+    assert "without encryption" in plain.stderr  # the warning this removes, so the test can fail
+    env = dict(base)
+    jupyter_config_first(env, config_dir)
+    ours = subprocess.run(nbconvert, env=env, capture_output=True, text=True)
+    assert ours.returncode == 0, ours.stderr[:2500]
+    assert "without encryption" not in ours.stderr and "42" in (tmp_path / "out.ipynb").read_text()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.ipynb", "t.ipynb"]  # no socket files left here
+

@@ -19,6 +19,8 @@ from colocate.configtypes import changed_settings, cli_text, coerce_config, conf
 # The notebook rules call jupyter-nbconvert, installed beside this Snakemake: `.venv/bin/snakemake`, run without
 # activating the venv, must find it.
 _notebooks.interpreter_bin_first(os.environ)
+# ... and runs the notebooks' kernels over IPC, not TCP on localhost (workflow/jupyter/jupyter_nbconvert_config.py)
+_notebooks.jupyter_config_first(os.environ, Path(workflow.basedir) / "workflow" / "jupyter")
 
 
 def _merge(preset, explicit):

@@ -113,6 +113,19 @@ def to_html(nb: Mapping[str, Any]) -> str:
     return body
 
 
+def jupyter_config_first(environ: MutableMapping[str, str], directory: str | os.PathLike) -> str:
+    """Put ``directory`` first on ``environ["JUPYTER_CONFIG_PATH"]``, unless it is already there, and return it.
+
+    The project's ``jupyter_nbconvert_config.py`` there runs the notebooks' kernels over IPC sockets (in
+    the local temporary directory) instead of TCP on localhost, which ipykernel warns about on every run.
+    """
+    here = str(directory)
+    path = environ.get("JUPYTER_CONFIG_PATH", "")
+    if here not in path.split(os.pathsep):
+        environ["JUPYTER_CONFIG_PATH"] = os.pathsep.join([here, path]) if path else here
+    return environ["JUPYTER_CONFIG_PATH"]
+
+
 def interpreter_bin_first(environ: MutableMapping[str, str], executable: str = sys.executable) -> str:
     """Put the bin directory of ``executable`` (the Python running Snakemake) first on ``environ["PATH"]``, unless it
     is already there, and return the PATH.
