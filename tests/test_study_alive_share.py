@@ -15,6 +15,8 @@ from hypothesis import strategies as st
 from colocate.analysis import jobs
 from wfutil import REPO
 
+pytestmark = pytest.mark.study
+
 sys.path.insert(0, str(REPO / "studies"))
 import alive_share  # noqa: E402
 

@@ -13,6 +13,8 @@ from colocate.report.over_runs import agreement_over_runs, outside_in_every_run
 from colocate.report.summary import COLUMNS, combine
 from wfutil import REPO
 
+pytestmark = pytest.mark.study
+
 
 def _summary(within: list[bool | None], ours: list[str], extra: bool = False) -> pl.DataFrame:
     """Two sections; section B's last row is scale-dependent (no verdict); ``extra`` adds a row one run lacks."""

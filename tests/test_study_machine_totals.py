@@ -8,9 +8,12 @@ import sys
 
 import numpy as np
 import polars as pl
+import pytest
 
 from colocate.trace import TRACE_START_US, WINDOW_US, write_table
 from wfutil import REPO
+
+pytestmark = pytest.mark.study
 
 WINDOWS = 600
 

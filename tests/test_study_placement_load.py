@@ -11,6 +11,8 @@ import pytest
 
 from wfutil import REPO
 
+pytestmark = pytest.mark.study
+
 sys.path.insert(0, str(REPO / "studies"))
 import placement_load  # noqa: E402
 

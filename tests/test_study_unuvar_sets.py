@@ -17,6 +17,8 @@ import polars as pl
 from colocate.trace import TRACE_START_US, WINDOW_US
 from wfutil import REPO
 
+pytestmark = pytest.mark.study
+
 WINDOWS = 600
 
 
