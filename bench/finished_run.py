@@ -1,4 +1,5 @@
-"""A finished run's reduce outputs, as the measurement benchmarks read them (run as `python bench/NAME.py`)."""
+"""A finished run's reduce outputs, as the benchmarks and the studies read them (run as `python bench/NAME.py`,
+`python studies/NAME.py`; a study puts bench/ on its path to import this)."""
 
 from __future__ import annotations
 

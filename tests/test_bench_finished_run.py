@@ -1,5 +1,6 @@
-"""How the benches find a finished run: a run's directory (results/<run>) or a working directory holding one run;
-a path with none or with several is refused by name (bench/finished_run.py, bench/memory.py, bench/machine_totals.py)."""
+"""How the benchmarks and the studies find a finished run: a run's directory (results/<run>) or a working directory
+holding one run; a path with none or with several is refused by name (bench/finished_run.py, bench/memory.py,
+studies/machine_totals.py)."""
 
 from __future__ import annotations
 
@@ -34,19 +35,19 @@ def test_several_runs_or_none_are_named(tmp_path):
         finished_run.run_subdir(wd / "elsewhere", "jobs")
 
 
-@pytest.mark.parametrize("bench, args, message", [
-    ("periodicity_scale.py", [], "neither jobs/ nor results/*/jobs/: not a finished run"),
-    ("machine_totals.py", [], "no such directory (give a finished run's directory, results/<run>)"),
-    ("memory.py", [], "not a working directory with results/"),
+@pytest.mark.parametrize("script, args, message", [
+    ("bench/periodicity_scale.py", [], "neither jobs/ nor results/*/jobs/: not a finished run"),
+    ("studies/machine_totals.py", [], "no such directory (give a finished run's directory, results/<run>)"),
+    ("bench/memory.py", [], "not a working directory with results/"),
 ])
-def test_a_missing_run_is_a_clear_error_not_a_traceback(tmp_path, bench, args, message):
-    res = subprocess.run([sys.executable, str(REPO / "bench" / bench), str(tmp_path / "missing"), *args],
+def test_a_missing_run_is_a_clear_error_not_a_traceback(tmp_path, script, args, message):
+    res = subprocess.run([sys.executable, str(REPO / script), str(tmp_path / "missing"), *args],
                          capture_output=True, text=True)
     assert res.returncode != 0
     assert message in res.stderr and "Traceback" not in res.stderr
 
 
-def test_a_run_too_short_for_the_benches_says_so(tmp_path):
+def test_a_run_too_short_for_the_scripts_says_so(tmp_path):
     """One 5-minute window (the shipped sample's task_usage): periodicity_scale has no job running the whole trace
     to decompose, and unuvar_sets --tasks all no 500 windows to observe; each says so and exits 0."""
     import polars as pl
@@ -60,12 +61,12 @@ def test_a_run_too_short_for_the_benches_says_so(tmp_path):
     records.mkdir(parents=True)
     pl.DataFrame({"job_id": list(range(200)), "task_index": [0] * 200, "start_time": [600_000_000] * 200,
                   "cpu_rate": [0.01] * 200}).write_parquet(records / "records.parquet")
-    for bench, args, said in (
-        ("periodicity_scale.py", [], "too little data: no production job of the run's D"),
-        ("unuvar_sets.py", ["--tasks", "all", "--sets", "1"],
+    for script, args, said in (
+        ("bench/periodicity_scale.py", [], "too little data: no production job of the run's D"),
+        ("studies/unuvar_sets.py", ["--tasks", "all", "--sets", "1"],
          "too little data: the tasks' series cover 1 window(s), fewer than the 500 observations of a set"),
     ):
-        res = subprocess.run([sys.executable, str(REPO / "bench" / bench), str(tmp_path / "results/r"), *args],
+        res = subprocess.run([sys.executable, str(REPO / script), str(tmp_path / "results/r"), *args],
                              capture_output=True, text=True)
         assert res.returncode == 0, res.stderr
         assert said in res.stdout and "Traceback" not in res.stderr

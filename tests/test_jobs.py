@@ -437,7 +437,7 @@ def test_measurements_judged_carry_items_units_counts_and_causes():
     # the measured cause, only where the row is outside: share of alive jobs 0.3 against 0.058, with this run's
     # T_D = 24 / 2 and t_N = 27 / 18
     alive = rows["Table 1: share of alive jobs (mean)"]
-    assert alive["within"] is False and "job_size_scale" in alive["cause"] and "bench/alive_share.py" in alive["cause"]
+    assert alive["within"] is False and "job_size_scale" in alive["cause"] and "studies/alive_share.py" in alive["cause"]
     assert "a job of D runs 12.0 tasks in a window" in alive["cause"] and "the model's other jobs run 1.50)" in alive["cause"]
     prod = rows["Table 3: median duration of production jobs (min)"]
     assert (prod["unit"], prod["within"]) == ("min", False) and "small one-task jobs" in prod["cause"]

@@ -385,14 +385,14 @@ def test_bad_sizes_fail_the_job_naming_the_parameter(tiny_run, tmp_path):
     assert status is not None and "k=100000 is larger than the number of tasks" in status.reason
 
 
-def test_table1_draws_bench_measures_the_spread_of_the_rates(tiny_run):
-    """bench/table1_draws.py (the evidence behind Table 1's cause) on a finished run: one line per N with each
+def test_table1_draws_study_measures_the_spread_of_the_rates(tiny_run):
+    """studies/table1_draws.py (the evidence behind Table 1's cause) on a finished run: one line per N with each
     draw's rate in [0, 1], and mean, min and max that order as they must."""
     import subprocess
     import sys
 
     run = tiny_run / "results/synthetic-tiny"
-    out = subprocess.run([sys.executable, str(REPO / "bench/table1_draws.py"), str(run), "--draws", "3",
+    out = subprocess.run([sys.executable, str(REPO / "studies/table1_draws.py"), str(run), "--draws", "3",
                           "--repetitions", "30", "--realizations", "300", "--sizes", "5", "10", "--seed", str(SEED)],
                          capture_output=True, text=True, check=True).stdout
     assert out.count("  draw ") == 3 and out.count("the run's draw: ") == 1
@@ -404,9 +404,9 @@ def test_table1_draws_bench_measures_the_spread_of_the_rates(tiny_run):
     ran = pl.read_csv(run / "tables/janus_table1_normality.csv")
     settings = ["--draws", "1", "--repetitions", str(ran["samples"][0]), "--sizes", *map(str, ran["N"].to_list()),
                 "--seed", str(SEED), "--realizations", str(TINY_TABLE1_R)]
-    again = subprocess.run([sys.executable, str(REPO / "bench/table1_draws.py"), str(run), *settings],
+    again = subprocess.run([sys.executable, str(REPO / "studies/table1_draws.py"), str(run), *settings],
                            capture_output=True, text=True, check=True).stdout
     own = [float(v) for v in next(x for x in again.splitlines() if "the run's draw: " in x).split(": ")[1].split(" / ")]
     assert own == pytest.approx(ran["ad_rejection"].to_list(), abs=5e-4)
-    bad = subprocess.run([sys.executable, str(REPO / "bench/table1_draws.py"), str(tiny_run)], capture_output=True, text=True)
+    bad = subprocess.run([sys.executable, str(REPO / "studies/table1_draws.py"), str(tiny_run)], capture_output=True, text=True)
     assert bad.returncode != 0 and "not a finished run" in bad.stderr

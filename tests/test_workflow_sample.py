@@ -83,24 +83,24 @@ def test_the_sample_run_is_complete_and_its_notebooks_say_why(sample_run):
         assert not any(s in text for s in ("SystemExit", "Traceback", "To exit: use")), kept.name
 
 
-def test_the_measurement_benches_say_the_real_sample_is_too_short(sample_run):
-    """The Table 1, Unuvar, admission and machine-total benches on the real sample (no task lives 2 h): each
+def test_the_studies_say_the_real_sample_is_too_short(sample_run):
+    """The Table 1, Unuvar, admission and machine-total studies on the real sample (no task lives 2 h): each
     states why it has nothing to measure, naming what is missing, instead of a traceback."""
     import subprocess
     import sys
 
-    def bench(name: str, *args: str) -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, str(REPO / "bench" / name), *args], capture_output=True, text=True)
+    def study(name: str, *args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, str(REPO / "studies" / name), *args], capture_output=True, text=True)
 
     run = sample_run / RUN
-    t1 = bench("table1_draws.py", str(run), "--draws", "1")
+    t1 = study("table1_draws.py", str(run), "--draws", "1")
     assert t1.returncode != 0 and "Traceback" not in t1.stderr
     assert "is a status, not data" in t1.stderr and "no long task" in t1.stderr
-    sets = bench("unuvar_sets.py", str(sample_run), "--sets", "1")
+    sets = study("unuvar_sets.py", str(sample_run), "--sets", "1")
     assert sets.returncode == 0 and "sizes 18, 49, 88, 154 skipped: the long tasks run 0.0 at a time" in sets.stdout
-    adm = bench("admission_windows.py", str(run), "--windows", "12")
+    adm = study("admission_windows.py", str(run), "--windows", "12")
     assert adm.returncode != 0 and "Traceback" not in adm.stderr and "fewer than --mean-running 154" in adm.stderr
-    machines = bench("machine_totals.py", str(run))  # its trace from the map logs: the sample, one 5-minute window
+    machines = study("machine_totals.py", str(run))  # its trace from the map logs: the sample, one 5-minute window
     assert machines.returncode == 0 and "Traceback" not in machines.stderr
     assert "no machine spans 500 windows: nothing to read (the run's task_usage covers 1 window at most)" in machines.stdout
 

@@ -536,7 +536,7 @@ def alive_share_identity(totals: pl.DataFrame) -> dict[str, float] | None:
     tasks (``f``, over task-windows, as Fig 1's). None where no window has a job of D (too little data).
 
     If D holds f of the running tasks and s of the alive jobs, t_N = T_D · (1 − f)/f · s/(1 − s): what the share
-    of alive jobs asks of the other jobs at a given T_D (bench/alive_share.py, and the cause of Table 1's row)."""
+    of alive jobs asks of the other jobs at a given T_D (studies/alive_share.py, and the cause of Table 1's row)."""
     t = totals.filter(pl.col("jobs") > 0)
     if t.height == 0 or t["jobs_D"].sum() == 0:
         return None

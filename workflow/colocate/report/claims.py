@@ -206,8 +206,8 @@ def read_claims(paths: Iterable[str | Path]) -> pl.DataFrame:
 
 
 def printed(paths: Iterable[str | Path]) -> dict[str, str]:
-    """Each claim's value as the paper prints it (empty where it gives none), by id: what a figure, a notebook or a
-    bench shows beside ours."""
+    """Each claim's value as the paper prints it (empty where it gives none), by id: what a figure, a notebook, a
+    benchmark or a study shows beside ours."""
     table = read_claims(paths)
     return dict(zip(table["id"], table["paper"]))
 

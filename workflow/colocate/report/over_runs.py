@@ -2,7 +2,7 @@
 
 The default run's ``summary.csv`` is one realization of the synthetic trace. The same config on other trace seeds
 (``--config run=seed-1 trace='{"source": "synthetic", "seed": 1}'``) gives other realizations; rows whose verdict
-changes with the seed agree or disagree by the draw, not by the model (``bench/fidelity_seeds.py``).
+changes with the seed agree or disagree by the draw, not by the model (``studies/fidelity_seeds.py``).
 """
 
 from __future__ import annotations

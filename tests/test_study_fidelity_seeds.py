@@ -1,5 +1,5 @@
 """The default summary's agreement over trace seeds: ``report.over_runs`` on constructed summaries with the counts
-worked out by hand, and ``bench/fidelity_seeds.py`` run as the README gives it."""
+worked out by hand, and ``studies/fidelity_seeds.py`` run as the docs give it."""
 
 from __future__ import annotations
 
@@ -12,6 +12,8 @@ import pytest
 from colocate.report.over_runs import agreement_over_runs, outside_in_every_run
 from colocate.report.summary import COLUMNS, combine
 from wfutil import REPO
+
+pytestmark = pytest.mark.study
 
 
 def _summary(within: list[bool | None], ours: list[str], extra: bool = False) -> pl.DataFrame:
@@ -59,14 +61,14 @@ def test_rows_outside_in_every_run_by_hand():
                                  "s1": _summary([True, True, False, None], ["1", "5", "6", "4"])}).height == 0
 
 
-def test_the_bench_runs_as_the_readme_gives_it(tmp_path):
+def test_the_study_runs_as_the_docs_give_it(tmp_path):
     for name, within, ours in (("synthetic-default", [True, False, False, None], ["1", "2", "3", "4"]),
                                ("seed-1", [True, True, False, None], ["1", "5", "6", "4"])):
         (tmp_path / "results" / name).mkdir(parents=True)
         t = _summary(within, ours)  # as the summary rule writes it: every column of summary.csv
         combine([t.with_columns(pl.lit(None, dtype=d).alias(c) for c, d in COLUMNS.items() if c not in t.columns)]
                 ).write_csv(tmp_path / "results" / name / "summary.csv")
-    cmd = [sys.executable, str(REPO / "bench/fidelity_seeds.py"), "results/synthetic-default", "results/seed-1"]
+    cmd = [sys.executable, str(REPO / "studies/fidelity_seeds.py"), "results/synthetic-default", "results/seed-1"]
     out = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, check=True).stdout
     assert "synthetic-default: 1 of 3 within (33.3%), 1.000× the reference synthetic-default" in out
     assert "seed-1: 2 of 3 within (66.7%), 2.000× the reference" in out

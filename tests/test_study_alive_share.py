@@ -1,5 +1,5 @@
 """The identity between D's shares of tasks and of alive jobs (``alive_share.needed_other_tasks``, a property, at
-the paper's pair read from the claims table) and bench/alive_share.py: a constructed run's window totals worked out
+the paper's pair read from the claims table) and studies/alive_share.py: a constructed run's window totals worked out
 by hand, and the real trace's start on the shipped sample (known answers)."""
 
 from __future__ import annotations
@@ -15,7 +15,9 @@ from hypothesis import strategies as st
 from colocate.analysis import jobs
 from wfutil import REPO
 
-sys.path.insert(0, str(REPO / "bench"))
+pytestmark = pytest.mark.study
+
+sys.path.insert(0, str(REPO / "studies"))
 import alive_share  # noqa: E402
 
 
@@ -63,7 +65,7 @@ def test_the_real_trace_start_on_the_shipped_sample():
 
 
 def test_a_run_without_window_totals_is_named(tmp_path):
-    res = subprocess.run([sys.executable, str(REPO / "bench" / "alive_share.py"), str(tmp_path / "nothing")],
+    res = subprocess.run([sys.executable, str(REPO / "studies" / "alive_share.py"), str(tmp_path / "nothing")],
                          capture_output=True, text=True)
     assert res.returncode != 0
     assert str(tmp_path / "nothing" / "jobs" / "window_totals.parquet") in res.stderr

@@ -1,4 +1,4 @@
-"""Measurement: Unuvar §IV-C/D statistics over many trace sets of a finished run (the evidence behind the causes).
+"""Study: Unuvar §IV-C/D statistics over many trace sets of a finished run (the evidence behind the causes).
 
 The pipeline's ``unuvar_aggregates`` draws one set of the trace's long tasks per size (Tables II–VII). How much
 do its numbers depend on that draw? This draws ``--sets`` sets per size with the same library code
@@ -40,7 +40,7 @@ Readings the pipeline does not take, to measure what they would change (issue 13
   154 × 29 days / 30,000 = 3.6 h, about the real trace's mean over all its tasks (133 k running at its start, task_events
   part 0, over some 25 M tasks in 29 days, Reiss et al. 2012: 3.7 h), so the paper's sets may hold short tasks too.
 
-    python bench/unuvar_sets.py results/synthetic-default [--sets 30] [--job-cap N] [--observation file]
+    python studies/unuvar_sets.py results/synthetic-default [--sets 30] [--job-cap N] [--observation file]
                                 [--weekend-drop 0.3] [--tasks all] [--clip-quantile 0.9] [--smooth 36]
                                 [--offsets 8] [--peak] [--throttle batch-first]
                                 [--divide daily-profile]
@@ -57,6 +57,7 @@ import polars as pl
 from scipy import stats
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "workflow"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))  # finished_run, shared with the benchmarks
 import finished_run  # noqa: E402
 from colocate.analysis import aggregate, betafit  # noqa: E402
 from colocate.report import claims  # noqa: E402

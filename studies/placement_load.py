@@ -1,4 +1,4 @@
-"""Measurement: how likely is Tantawi & Steinder's Table II run at a given load (Table I's × a factor)?
+"""Study: how likely is Tantawi & Steinder's Table II run at a given load (Table I's × a factor)?
 
 The paper's one run averages 0.39 / 0.36 / 0.50 utilisation of CPU / memory / GPU for PACK, XBAL and ABP (Table II);
 Table I's offered loads make 0.4167 / 0.3833 / 0.5333 over the arrivals, and the paper's averages lie below all
@@ -20,7 +20,7 @@ snapshot at pod 3961 (Table VI's μ^sys, PACK: 0.459 / 0.396 / 0.703, another re
 independent of its averages): the median and p1–p99 of each resource's μ^sys, and how many replicates have CPU and
 memory both as low. The evidence behind the default's placement.load_factor (docs/fidelity.md, "The placement load").
 
-    python bench/placement_load.py [--replicates 1000] [--factors 1.0 0.93] [--arrival-mix equal]
+    python studies/placement_load.py [--replicates 1000] [--factors 1.0 0.93] [--arrival-mix equal]
 
 It prints the peak memory (resource.getrusage) and the time per replicate, against a full replicate of the four
 policies (the pipeline's placement_run job) measured in the same run.

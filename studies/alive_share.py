@@ -1,4 +1,4 @@
-"""Measurement: Beaumont Table 1's share of alive jobs is a scale effect at the default scale (its cause's evidence).
+"""Study: Beaumont Table 1's share of alive jobs is a scale effect at the default scale (its cause's evidence).
 
 In a window, let a job of D run T_D tasks and another alive job t_N. If D holds a share f of the running tasks
 (Fig 1: 65%) and s of the alive jobs (Table 1: 5.8%), then t_N = T_D · (1 − f)/f · s/(1 − s) = 0.033 T_D at the
@@ -13,7 +13,7 @@ with the fewest of them that together request 90% of the running tasks' CPU for 
 rather than usage: Beaumont's D is the union over the windows, ``jobs.flag_dominant``), and the share of the other
 jobs that end (a terminal job event) within the job_events shards' span. Then the peak memory.
 
-    python bench/alive_share.py results/synthetic-default [RUN ...] [--sample workflow/data/google-2011-sample]
+    python studies/alive_share.py results/synthetic-default [RUN ...] [--sample workflow/data/google-2011-sample]
 """
 
 from __future__ import annotations

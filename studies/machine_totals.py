@@ -1,9 +1,9 @@
-"""Measurement: Unuvar §IV-B's 18-task aggregate read as the paper reads it, one machine's tasks, on a finished run.
+"""Study: Unuvar §IV-B's 18-task aggregate read as the paper reads it, one machine's tasks, on a finished run.
 
 The paper's 18 tasks are "the average of 17 jobs involving 18 tasks running on machine ID 351618647": the whole
 usage of one machine, short tasks included, normalised so that its 29-day maximum is 90% (§IV-C). The pipeline's
 ``unuvar_aggregates`` counts only long tasks per machine, and on the synthetic trace no machine runs 18 of them, so
-it draws random sets of the trace's tasks instead (``source: trace``). This bench reads every task's records of a
+it draws random sets of the trace's tasks instead (``source: trace``). This study reads every task's records of a
 run (``results/<run>/map/task_usage/*/records.parquet``), counts each machine's concurrent tasks with the
 pipeline's ``aggregate.machine_concurrency``, and for the densest machines prints, with the pipeline's
 ``machine_aggregate`` and ``normalise_to_peak``, the utilisation's mean, std and P(U ≥ 0.8):
@@ -15,7 +15,7 @@ pipeline's ``aggregate.machine_concurrency``, and for the densest machines print
 It also prints the share of the machine's windows whose total exceeds its capacity. The measured cause
 ``workflow/papers/causes/unuvar.tail.md`` quotes its output on the default run.
 
-    python bench/machine_totals.py results/synthetic-default [TRACE_DIR] [--machines 6]
+    python studies/machine_totals.py results/synthetic-default [TRACE_DIR] [--machines 6]
 
 TRACE_DIR, the run's trace in the bucket's layout, defaults to the one the run's map_task_usage logs read (e.g.
 ``resources/trace/synthetic-<digest>``, or the shipped sample); a trace that knows none of the run's machines is
@@ -32,6 +32,7 @@ import numpy as np
 import polars as pl
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "workflow"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))  # finished_run, shared with the benchmarks
 from colocate.analysis import aggregate  # noqa: E402
 from colocate.report import claims  # noqa: E402
 from colocate.trace import TRACE_START_US, WINDOW_US  # noqa: E402

@@ -1,4 +1,4 @@
-"""bench/machine_totals.py on a constructed run: a machine whose total alternates 0.3 / 0.6 under a capacity of 0.5,
+"""studies/machine_totals.py on a constructed run: a machine whose total alternates 0.3 / 0.6 under a capacity of 0.5,
 and one that stays at 0.2, with the shares and the Unuvar statistics worked out by hand."""
 
 from __future__ import annotations
@@ -8,9 +8,12 @@ import sys
 
 import numpy as np
 import polars as pl
+import pytest
 
 from colocate.trace import TRACE_START_US, WINDOW_US, write_table
 from wfutil import REPO
+
+pytestmark = pytest.mark.study
 
 WINDOWS = 600
 
@@ -38,14 +41,14 @@ def _fake_run(tmp_path):
     return run, trace
 
 
-def _bench(*args) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, str(REPO / "bench" / "machine_totals.py"), *map(str, args)],
+def _study(*args) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(REPO / "studies" / "machine_totals.py"), *map(str, args)],
                           capture_output=True, text=True)
 
 
 def test_shares_over_capacity_and_the_statistics_raw_and_capped(tmp_path):
     run, trace = _fake_run(tmp_path)
-    res = _bench(run, trace, "--observations", WINDOWS)
+    res = _study(run, trace, "--observations", WINDOWS)
     assert res.returncode == 0, res.stderr
     out = res.stdout
     # 300 of machine 7's 600 windows are above 0.5, none of machine 8's: 300 of 1,200
@@ -67,32 +70,32 @@ def test_shares_over_capacity_and_the_statistics_raw_and_capped(tmp_path):
 
 def test_a_run_too_short_says_so(tmp_path):
     run, trace = _fake_run(tmp_path)
-    res = _bench(run, trace)  # 500 observations of 600 windows: reads; 601 cannot
+    res = _study(run, trace)  # 500 observations of 600 windows: reads; 601 cannot
     assert res.returncode == 0
-    res = _bench(run, trace, "--observations", WINDOWS + 1)
+    res = _study(run, trace, "--observations", WINDOWS + 1)
     assert res.returncode == 0 and "no machine spans 601 windows: nothing to read" in res.stdout
     assert "Traceback" not in res.stderr
 
 
 def test_the_trace_defaults_to_the_one_the_logs_name_and_another_is_refused(tmp_path):
     run, trace = _fake_run(tmp_path)
-    res = _bench(run, "--observations", WINDOWS)
+    res = _study(run, "--observations", WINDOWS)
     assert res.returncode == 0 and "exceeds the machine's capacity: 25.00% of 1,200" in res.stdout
     other = tmp_path / "other"
     (other / "machine_events").mkdir(parents=True)
     events = pl.DataFrame({"time": [0], "machine_id": [99], "event_type": [0], "platform_id": ["p"], "cpus": [0.5],
                            "memory": [0.5]})
     write_table(events, other / "machine_events/part-00000-of-00001.csv.gz", "machine_events")
-    res = _bench(run, other)
+    res = _study(run, other)
     assert res.returncode != 0 and f"{other}: its machine_events name none of the 2 machines" in res.stderr
     (run / "logs/map_task_usage/batch-00000-00000-of-00001.log").write_text("no trace named here\n")
-    res = _bench(run)
+    res = _study(run)
     assert res.returncode != 0 and "names the trace the run read: give TRACE_DIR" in res.stderr
 
 
 def test_a_run_without_records_is_named(tmp_path):
     (tmp_path / "nothing").mkdir()
-    res = _bench(tmp_path / "nothing", tmp_path)
+    res = _study(tmp_path / "nothing", tmp_path)
     assert res.returncode != 0 and f"{tmp_path / 'nothing'}: no map/task_usage" in res.stderr
 
 
@@ -101,7 +104,7 @@ def test_a_machine_without_a_capacity_is_read_but_not_capped(tmp_path):
     events = pl.DataFrame({"time": [0], "machine_id": [7], "event_type": [0], "platform_id": ["p"], "cpus": [0.5],
                            "memory": [0.5]})
     write_table(events, trace / "machine_events/part-00000-of-00001.csv.gz", "machine_events")
-    res = _bench(run, trace, "--observations", WINDOWS)
+    res = _study(run, trace, "--observations", WINDOWS)
     assert res.returncode == 0, res.stderr
     row = next(line.split() for line in res.stdout.splitlines() if line.split()[:1] == ["8"])
     assert row[2:4] == ["nan", "nan"] and row[4:7] == row[7:10] == ["0.900", "0.000", "1.000"]

@@ -1,4 +1,4 @@
-"""bench/placement_load.py: the config defaults it runs, the scaled loads, the paper-run test on constructed
+"""studies/placement_load.py: the config defaults it runs, the scaled loads, the paper-run test on constructed
 metrics, and a short run of the real experiment whose averages lie where the pipeline's replicates do."""
 
 from __future__ import annotations
@@ -11,7 +11,9 @@ import pytest
 
 from wfutil import REPO
 
-sys.path.insert(0, str(REPO / "bench"))
+pytestmark = pytest.mark.study
+
+sys.path.insert(0, str(REPO / "studies"))
 import placement_load  # noqa: E402
 
 
@@ -53,13 +55,13 @@ def test_snapshot_means_are_table_six_mean_over_the_nodes():
     assert got == pytest.approx({"cpu": 0.5, "memory": 0.2, "gpu": 0.5})
 
 
-def _bench(*args) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, str(REPO / "bench" / "placement_load.py"), *map(str, args)],
+def _study(*args) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(REPO / "studies" / "placement_load.py"), *map(str, args)],
                           capture_output=True, text=True)
 
 
 def test_a_short_run_of_table_one_lies_where_the_pipelines_replicates_do():
-    res = _bench("--replicates", 3, "--factors", 1.0)
+    res = _study("--replicates", 3, "--factors", 1.0)
     assert res.returncode == 0, res.stderr
     line = next(ln for ln in res.stdout.splitlines() if ln.strip().startswith("mean_cpu"))
     median = float(line.split("median ")[1].split()[0])
@@ -74,7 +76,7 @@ def test_a_short_run_of_table_one_lies_where_the_pipelines_replicates_do():
 
 
 def test_bad_arguments_are_refused_by_name():
-    res = _bench("--replicates", 0)
+    res = _study("--replicates", 0)
     assert res.returncode != 0 and "--replicates must be ≥ 1" in res.stderr
-    res = _bench("--factors", 0)
+    res = _study("--factors", 0)
     assert res.returncode != 0 and "every --factors in (0, 2]" in res.stderr

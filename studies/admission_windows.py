@@ -1,4 +1,4 @@
-"""Measurement: Unuvar Table VIII under each reading of the controller's μ and σ (the window table of docs/fidelity.md).
+"""Study: Unuvar Table VIII under each reading of the controller's μ and σ (the window table of docs/fidelity.md).
 
 Unuvar §III's σ_k is "the standard deviation of the measured utilization … at the request arrival time"; the
 paper does not say over how long. On a finished run this runs Table VIII's sets of the trace's long tasks
@@ -6,7 +6,7 @@ paper does not say over how long. On a finished run this runs Table VIII's sets 
 ``--windows`` and with the running tasks' own Σσᵢ² (``independent``), and prints per ε the mean rejected share and
 P(U > 0.8) with the controller, with the range over the sets, beside the paper's.
 
-    python bench/admission_windows.py RUN_DIR [--windows 12 36 288 100000] [--replicates 7] [--seed 2014]
+    python studies/admission_windows.py RUN_DIR [--windows 12 36 288 100000] [--replicates 7] [--seed 2014]
 
 RUN_DIR is a finished run's results directory (``results/synthetic-default``). A window longer than the trace is
 its whole history.
@@ -19,7 +19,8 @@ import sys
 import time
 from pathlib import Path
 
-import finished_run
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))  # finished_run, shared with the benchmarks
+import finished_run  # noqa: E402
 from colocate.analysis import aggregate  # noqa: E402 (finished_run puts workflow/ on the path)
 from colocate.report import claims  # noqa: E402
 from colocate.scheduling import admission  # noqa: E402

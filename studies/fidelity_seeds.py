@@ -1,4 +1,4 @@
-"""Measurement: the default summary's agreement over trace seeds (issue 13: how much of it is the draw's).
+"""Study: the default summary's agreement over trace seeds (issue 13: how much of it is the draw's).
 
 The default run is one realization of the synthetic trace (``trace.seed`` 20110501), and the model was calibrated
 on it. Run the same config on other seeds, each into its own run directory (about 5 minutes each here on 2 cores:
@@ -6,12 +6,12 @@ on it. Run the same config on other seeds, each into its own run directory (abou
 
     snakemake --cores 2 --config run=seed-1 trace='{"source": "synthetic", "seed": 1}'
     snakemake --cores 2 --config run=seed-2 trace='{"source": "synthetic", "seed": 2}'
-    python bench/fidelity_seeds.py results/synthetic-default results/seed-1 results/seed-2
+    python studies/fidelity_seeds.py results/synthetic-default results/seed-1 results/seed-2
 
 It prints, per section, the rows within tolerance in each run (of those compared in all), each run's total
 against the first run's (the reference: a ratio), the rows whose verdict changes with the seed with each run's
 value, the rows outside in every run (so the most rows within that any one draw could give, where every row that
-changes fell within), and the bench's peak memory.
+changes fell within), and the study's peak memory.
 """
 
 from __future__ import annotations

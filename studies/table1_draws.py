@@ -1,4 +1,4 @@
-"""Measurement: Janus Table 1's A-D rejection rates over independent draws of a finished run's sets.
+"""Study: Janus Table 1's A-D rejection rates over independent draws of a finished run's sets.
 
 The pipeline's ``janus_total_usage`` draws ``repetitions`` samples per N once (nested: each repetition's sets of
 every N are the starts of one ordered sample of the largest N). How much does a rate move from one draw to
@@ -10,7 +10,7 @@ settings (4,000 repetitions, R = 10,000, characterise.seed 2017); the causes of 
 (workflow/papers/causes/janus.t1.ad_rejection_n250.md, _n500.md) quote its output on the default run; the
 paper's rates are read from its claims (workflow/papers/janus.tsv).
 
-    python bench/table1_draws.py results/synthetic-default [--draws 8] [--repetitions 4000] [--realizations 10000]
+    python studies/table1_draws.py results/synthetic-default [--draws 8] [--repetitions 4000] [--realizations 10000]
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""bench/unuvar_sets.py on a constructed run, with the statistics worked out by hand.
+"""studies/unuvar_sets.py on a constructed run, with the statistics worked out by hand.
 
 The run's 20 long tasks (reduce series) alternate 0.1 / 0.2 over 600 windows; its map holds 60 tasks that alternate
 0.05 / 0.15. A set's total alternates too, so at §IV-C's 90% normalisation U is 0.45 / 0.9 for the long tasks and
@@ -16,6 +16,8 @@ import polars as pl
 
 from colocate.trace import TRACE_START_US, WINDOW_US
 from wfutil import REPO
+
+pytestmark = pytest.mark.study
 
 WINDOWS = 600
 
@@ -39,8 +41,8 @@ def _fake_run(tmp_path):
     return run
 
 
-def _bench(*args) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, str(REPO / "bench" / "unuvar_sets.py"), *map(str, args)],
+def _study(*args) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(REPO / "studies" / "unuvar_sets.py"), *map(str, args)],
                           capture_output=True, text=True)
 
 
@@ -52,8 +54,8 @@ def _stat(out: str, size: int, name: str) -> list[str]:
 
 def test_long_tasks_from_the_workdir_or_the_run_directory(tmp_path):
     run = _fake_run(tmp_path)
-    by_workdir = _bench(tmp_path, "--sets", 2, "--observations", WINDOWS)
-    by_run = _bench(run, "--sets", 2, "--observations", WINDOWS)
+    by_workdir = _study(tmp_path, "--sets", 2, "--observations", WINDOWS)
+    by_run = _study(run, "--sets", 2, "--observations", WINDOWS)
     assert by_workdir.returncode == 0, by_workdir.stderr
     assert by_run.stdout == by_workdir.stdout
     out = by_run.stdout
@@ -66,7 +68,7 @@ def test_long_tasks_from_the_workdir_or_the_run_directory(tmp_path):
 
 def test_every_task_is_drawn_from_the_map_records(tmp_path):
     _fake_run(tmp_path)
-    res = _bench(tmp_path, "--sets", 2, "--observations", WINDOWS, "--tasks", "all")
+    res = _study(tmp_path, "--sets", 2, "--observations", WINDOWS, "--tasks", "all")
     assert res.returncode == 0, res.stderr
     out = res.stdout
     assert out.startswith("60 tasks of 60 jobs over windows 0..599")
@@ -78,13 +80,13 @@ def test_every_task_is_drawn_from_the_map_records(tmp_path):
 
 
 def test_a_directory_without_a_run_is_named(tmp_path):
-    res = _bench(tmp_path, "--tasks", "all")
+    res = _study(tmp_path, "--tasks", "all")
     assert res.returncode != 0
     assert f"{tmp_path}: no results/*/map/task_usage/*/records.parquet" in res.stderr
 
 
 def test_the_what_ifs_clip_each_task_at_its_own_quantile_and_smooth_the_total():
-    sys.path.insert(0, str(REPO / "bench"))
+    sys.path.insert(0, str(REPO / "studies"))
     import unuvar_sets
 
     w = np.arange(4)
@@ -102,12 +104,12 @@ def test_the_what_ifs_clip_each_task_at_its_own_quantile_and_smooth_the_total():
 
 def test_what_if_arguments_out_of_range_are_refused_by_name(tmp_path):
     _fake_run(tmp_path)
-    res = _bench(tmp_path, "--clip-quantile", 0)
+    res = _study(tmp_path, "--clip-quantile", 0)
     assert res.returncode != 0 and "--clip-quantile must be in (0, 1]" in res.stderr
 
 
 def test_the_what_ifs_divide_out_the_daily_cycle_or_the_tasks_running():
-    sys.path.insert(0, str(REPO / "bench"))
+    sys.path.insert(0, str(REPO / "studies"))
     import unuvar_sets
 
     per_day = 288
@@ -125,7 +127,7 @@ def test_the_what_ifs_divide_out_the_daily_cycle_or_the_tasks_running():
 
 
 def test_the_grid_shifts_by_its_offset_and_the_peak_is_decomposed():
-    sys.path.insert(0, str(REPO / "bench"))
+    sys.path.insert(0, str(REPO / "studies"))
     import unuvar_sets
 
     # 4 of 10 windows: 0, 3, 6, 9; one window later 1, 4, 7 and the last stays the last
@@ -153,27 +155,27 @@ def test_the_grid_shifts_by_its_offset_and_the_peak_is_decomposed():
 def test_offsets_average_over_shifted_grids_and_are_refused_with_file_observations(tmp_path):
     run = _fake_run(tmp_path)
     # every window observed (600 of 600): the grid's spacing is one window, so each offset is 0 and changes nothing
-    res = _bench(run, "--sets", 1, "--observations", WINDOWS, "--offsets", 3, "--peak")
+    res = _study(run, "--sets", 1, "--observations", WINDOWS, "--offsets", 3, "--peak")
     assert res.returncode == 0, res.stderr
     assert _stat(res.stdout, 18, "P(U ≥ 0.8) actual")[0] == "0.500"
     # the 3 grids are one (offset 0 three times): counted once, so the set's rows are independent draws again
     assert "grids" not in res.stdout.split("\n", 1)[1] and "K-S test at 0.05 rejects the Beta in 1 of 1 sets\n" in res.stdout
     # 600 windows observed 300 at a time: two grids (offsets 0 and 1) of one set, no range verdict over them
-    two = _bench(run, "--sets", 1, "--observations", WINDOWS // 2, "--offsets", 2)
+    two = _study(run, "--sets", 1, "--observations", WINDOWS // 2, "--offsets", 2)
     assert two.returncode == 0, two.stderr
     assert "P(U ≥ 0.8) actual of one set over its 2 grids" in two.stdout and " the range" not in two.stdout
     # the peak window (0.2 each) is 0.05 above each task's own mean 0.15: all of the rise is the tasks' above their
     # means, 1/18 of it the heaviest's, at 1.33× its mean; no production task (the run has no task_stats: NaN)
     assert ("who runs (their own means) 0.00, tasks above their own means 1.00, of which production tasks nan, "
             "the heaviest task's rise 0.06, the heaviest task over its own mean 1.33, the heaviest task's hours 50.00") in res.stdout
-    bad = _bench(run, "--offsets", 2, "--observation", "file")
+    bad = _study(run, "--offsets", 2, "--observation", "file")
     assert bad.returncode != 0 and "--offsets must be ≥ 1, and 1 with --observation file" in bad.stderr
-    bad = _bench(run, "--peak", "--smooth", 3)
+    bad = _study(run, "--peak", "--smooth", 3)
     assert bad.returncode != 0 and "--peak splits the recorded total: it cannot follow --smooth" in bad.stderr
 
 
 def test_the_throttle_bounds_each_machine_total_by_its_capacity():
-    sys.path.insert(0, str(REPO / "bench"))
+    sys.path.insert(0, str(REPO / "studies"))
     import unuvar_sets
 
     # machine 7 (capacity 0.5) runs production task (1, 0) and batch task (2, 0); machine 8's capacity is unknown
@@ -219,19 +221,19 @@ def test_the_throttle_on_a_run_reads_its_trace_and_refuses_batch_first_without_i
     (run / "logs/map_task_usage").mkdir(parents=True)
     (run / "logs/map_task_usage/batch-00000-00000-of-00001.log").write_text(
         "INFO read 36000 records from trace/task_usage/part-00000-of-00001.csv.gz\n")
-    res = _bench(run, "--sets", 1, "--observations", WINDOWS, "--throttle", "proportional")
+    res = _study(run, "--sets", 1, "--observations", WINDOWS, "--throttle", "proportional")
     assert res.returncode == 0, res.stderr
     assert res.stdout.startswith("throttle proportional: 50.00% of 600 machine-windows above their machine's capacity; "
                                  "production tasks throttled in 50.00%")
     # the long tasks' 0.1 / 0.2 become 0.1 / 0.2 × 6/9: U = 0.9 × 2/2.667 = 0.675 / 0.9, half at or above 0.8
     assert float(_stat(res.stdout, 18, "mean")[0]) == pytest.approx(0.7875, abs=1e-3)
     assert _stat(res.stdout, 18, "P(U ≥ 0.8) actual")[0] == "0.500"
-    res = _bench(run, "--sets", 1, "--observations", WINDOWS, "--throttle", "batch-first")
+    res = _study(run, "--sets", 1, "--observations", WINDOWS, "--throttle", "batch-first")
     assert res.returncode != 0 and "--throttle batch-first needs the run's tasks/task_stats.parquet" in res.stderr
 
 
 def test_batch_first_gives_nothing_to_other_tasks_where_production_alone_fills_the_machine():
-    sys.path.insert(0, str(REPO / "bench"))
+    sys.path.insert(0, str(REPO / "studies"))
     import unuvar_sets
 
     # production 0.6 on a machine of 0.5, and a batch task that records 0 CPU: its factor is 0 (not 0/0), and the
