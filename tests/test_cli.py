@@ -389,13 +389,19 @@ def test_readme_command_dry_runs(tmp_path, env, argv):
 @pytest.mark.workflow
 @pytest.mark.parametrize("argv", [c for _, c in _COMMANDS if "--report" in c], ids=" ".join)
 def test_readme_report_command_builds_the_report(tiny_run, tmp_path, argv):
-    """``--report`` reads a finished run: run verbatim in a copy of the tiny run (no dry run exists).
-
-    The README's report path lies in the default run's directory, which a default run creates and the
-    tiny run does not (Snakemake does not create the report's directory): it is made first.
+    """``--report`` reads a finished run: run in a copy of the tiny run (no dry run exists). The README's command
+    reports the default run, ``results/synthetic-default/``, which the tiny run's config does not name: verbatim it
+    is refused, naming both runs; into the tiny run's directory it builds the tiny run's report (Snakemake does not
+    create the report's directory: it is made first).
     """
     work = tmp_path / "w"
     shutil.copytree(tiny_run, work, symlinks=True)
+    assert argv[argv.index("--report") + 1].startswith("results/synthetic-default/")
+    res = snakemake(work, *argv, check=False)
+    assert res.returncode != 0 and "is in the directory of run synthetic-default, but this config's run is " \
+        "synthetic-tiny" in res.stdout + res.stderr and "add --config scale=default" in res.stdout + res.stderr
+    assert not (work / "results/synthetic-default").exists()
+    argv = [w.replace("results/synthetic-default/", "results/synthetic-tiny/") for w in argv]
     report = work / argv[argv.index("--report") + 1]
     report.parent.mkdir(parents=True, exist_ok=True)
     res = snakemake(work, *argv)
@@ -413,6 +419,26 @@ def test_readme_report_command_builds_the_report(tiny_run, tmp_path, argv):
     listed = sorted(p.relative_to(work).as_posix() for p in [*run.glob("tables/*.csv"), *run.glob("notebooks/*.html")])
     assert len([p for p in listed if p.endswith(".html")]) == 5
     assert [p for p in listed if f'"{p}": {{' not in html] == []
+
+
+def test_report_path_names_its_run():
+    from colocate.report.which_run import config_for, mismatch, report_run
+
+    assert report_run("results/sample-default/report.html") == report_run("./results/sample-default/r.zip") == "sample-default"
+    assert report_run("report.html") is None and report_run("results/report.html") is None and report_run(None) is None
+    sources, scales = ["synthetic", "sample", "google", "azure-sample"], ["tiny", "default", "paper"]
+    default = {"trace": {"source": "synthetic"}, "scale": "default", "run": None}
+    assert mismatch("results/synthetic-default/report.html", "synthetic-default", default, sources, scales) is None
+    assert mismatch("elsewhere/report.html", "synthetic-default", default, sources, scales) is None
+    why = mismatch("results/sample-default/report.html", "synthetic-default", default, sources, scales)
+    assert "run sample-default" in why and "run is synthetic-default" in why
+    assert "add --config trace='{\"source\": \"sample\"}' (or" in why
+    # only the settings that differ from the configured run's; a run named by hand keeps its name
+    tiny = {"trace": {"source": "synthetic"}, "scale": "tiny", "run": None}
+    assert config_for("sample-default", tiny, sources, scales) == "--config trace='{\"source\": \"sample\"}' scale=default"
+    assert config_for("synthetic-paper", default, sources, scales) == "--config scale=paper"
+    assert config_for("n1000", default, sources, scales).startswith("--config run=n1000 and the other settings")
+    assert config_for("local-data", default, sources, scales).startswith("--config run=local-data and")
 
 
 # ----------------------------------------------------------------------------- profiles
