@@ -533,6 +533,25 @@ def test_report_path_names_its_run():
     assert config_for("local-data", default, sources, scales).startswith("--config run=local-data and")
 
 
+@pytest.mark.parametrize("activation, head, argv", [r for r in _REPORTS if "--config" in r[2]], ids=lambda x: str(x))
+def test_a_report_of_another_run_is_refused_naming_both_runs(tmp_path, activation, head, argv):
+    """The documented report of another run, in a checkout (default config): without its ``--config`` it stops before
+    the report is built, naming both runs and that very ``--config``; as documented, the run is the report's (no
+    such run has finished here: Snakemake then names a missing result of it)."""
+    _checkout(tmp_path)
+    at = argv.index("--config")
+    (other,) = {_report_path(argv).split("/")[1]}
+    res = shell(_shell_command(activation, head, argv[:at], tmp_path), tmp_path)
+    out = res.stdout + res.stderr
+    assert res.returncode != 0 and f"is in the directory of run {other}" in out, out[-3000:]
+    assert "this config's run is synthetic-default" in out
+    assert shlex.split(re.search(r"add (--config .*?) \(or", out).group(1)) == argv[at:]  # the --config shown
+    res = shell(_shell_command(activation, head, argv, tmp_path), tmp_path)
+    out = res.stdout + res.stderr
+    assert "is in the directory of run" not in out and f"results/{other}/" in out and "does not exist" in out, out[-3000:]
+    assert not (tmp_path / "results").exists()
+
+
 # ----------------------------------------------------------------------------- profiles
 
 
