@@ -29,6 +29,9 @@ def doc_text() -> str:
 # later command is written bare (`snakemake ...`, `python bench/...`). The tests run each one as a user would: under
 # bash, with a PATH that does not hold the venv, preceded by the activation the text has stated by then.
 
+#: Where the colocate package these tests import lives (the checkout's workflow/ once it is installed).
+_PACKAGE = Path(__import__("colocate").__file__).resolve().parents[1]
+
 #: The activation the README and Getting started state, after the Quick start's two commands.
 ACTIVATE = "source .venv/bin/activate"
 _STATED = re.compile(r"`source \.venv/bin/activate`|^source \.venv/bin/activate$", re.M)
@@ -82,7 +85,7 @@ def venv_checkout(workdir: Path) -> None:
     env alike): ``bin/<tool>`` runs that environment's tool, ``bin/activate`` puts ``bin/`` first on PATH. Each tool
     finds the colocate these tests import, as a tool of a venv with the checkout installed would, even when the
     command sets its own PYTHONPATH (the docs' plug-in example)."""
-    real, package = Path(sys.executable).parent, Path(__import__("colocate").__file__).resolve().parents[1]
+    real, package = Path(sys.executable).parent, _PACKAGE
     bin_ = workdir / ".venv" / "bin"
     bin_.mkdir(parents=True, exist_ok=True)
     for tool in real.iterdir():
@@ -117,6 +120,8 @@ def snakemake(workdir: Path, *args: str, check: bool = True, env: dict | None = 
     here = str(Path(sys.executable).parent)
     path = os.pathsep.join(p for p in os.environ.get("PATH", "").split(os.pathsep) if p != here)
     env = {**os.environ, **(env or {}), "PATH": path}
+    if "PYTHONPATH" in env:  # a command's own PYTHONPATH (the plug-in example) still finds the colocate tested here,
+        env["PYTHONPATH"] += os.pathsep + str(_PACKAGE)  # as in a venv with this checkout installed (venv_checkout)
     res = subprocess.run(cmd, capture_output=True, text=True, cwd=workdir, env=env)
     if check and res.returncode != 0:
         raise AssertionError(f"snakemake {' '.join(args)} failed:\n{res.stdout[-4000:]}\n{res.stderr[-6000:]}")
