@@ -35,7 +35,23 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from snakemake.cli import parse_config
 from snakemake.settings.types import MaxJobsPerTimespan
-from wfutil import REPO, SAMPLE, azure_dataset_layout, doc_files, doc_text, snakemake, write_config
+from wfutil import (
+    ACTIVATE,
+    REPO,
+    SAMPLE,
+    activation_for,
+    azure_dataset_layout,
+    bare_path,
+    doc_files,
+    doc_text,
+    docs_declare_activation,
+    page_activation,
+    shell,
+    snakemake,
+    snippets_at,
+    venv_checkout,
+    write_config,
+)
 
 SCHEMAS = REPO / "workflow" / "schemas"
 README = REPO / "README.md"
@@ -262,23 +278,12 @@ def test_coercion_is_idempotent_and_keeps_valid_typed_configs(section):
 # ----------------------------------------------------------------------------- README and docs commands
 
 
-def _readme_snippets(text: str) -> list[str]:
-    """Code of every fenced block (line by line, chains split) and every inline code span."""
-    snippets = []
-    for block in re.findall(r"^```[^\n]*\n(.*?)^```", text, re.S | re.M):
-        snippets += [s for line in block.splitlines() for s in re.split(r"&&|;|\|\|", line)]
-    prose = re.sub(r"^```[^\n]*\n.*?^```", "", text, flags=re.S | re.M)
-    snippets += re.findall(r"`([^`\n]+)`", prose)
-    return [s.strip() for s in snippets if s.strip()]
-
-
-def readme_invocations(text: str) -> list[tuple[dict[str, str], list[str]]]:
-    """(environment assignments before it, argv after ``snakemake``) of each README command.
-
-    A bare ``--config ...`` example counts as one.
+def _invocations_at(text: str) -> list[tuple[int, str, dict[str, str], list[str]]]:
+    """(offset, the command's text up to and with its ``snakemake`` word, environment assignments before it, argv
+    after it) of each ``snakemake`` command of a page; a bare ``--config ...`` example counts as ``snakemake --config``.
     """
     out = []
-    for snippet in _readme_snippets(text):
+    for offset, snippet in snippets_at(text):
         try:
             words = shlex.split(snippet)
         except ValueError:
@@ -286,10 +291,29 @@ def readme_invocations(text: str) -> list[tuple[dict[str, str], list[str]]]:
         at = next((i for i, w in enumerate(words) if w == "snakemake" or w.endswith("/snakemake")), None)
         if at is not None:
             env = dict(w.split("=", 1) for w in words[:at] if re.fullmatch(r"[A-Z_]+=.*", w))
-            out.append((env, words[at + 1 :]))
+            head = re.match(r"(.*?)(?:^|(?<=\s))\S*snakemake(?=\s|$)", snippet).group(0)
+            out.append((offset, head, env, words[at + 1 :]))
         elif words and words[0] == "--config":
-            out.append(({}, words))
+            out.append((offset, "snakemake", {}, words))
     return out
+
+
+def readme_invocations(text: str) -> list[tuple[dict[str, str], list[str]]]:
+    """(environment assignments before it, argv after ``snakemake``) of each README command.
+
+    A bare ``--config ...`` example counts as one.
+    """
+    return [(env, argv) for _, _, env, argv in _invocations_at(text)]
+
+
+def doc_invocations() -> list[tuple[str | None, str, list[str]]]:
+    """Each ``snakemake`` command of README.md and the docs' pages, once: (the activation it runs after, its text up
+    to and with ``snakemake``, argv after it)."""
+    seen = {}
+    for page in doc_files():
+        for offset, head, _, argv in _invocations_at(page.read_text()):
+            seen.setdefault((page_activation(page, offset), head, tuple(argv)), None)
+    return [(act, head, list(argv)) for act, head, argv in seen]
 
 
 def readme_commands(text: str) -> list[list[str]]:
@@ -307,9 +331,56 @@ def test_readme_commands_are_found():
     assert any(c[:1] == ["--report"] for c in cmds)
     assert any('realizations={"n_tasks": 1000}' in c for c in cmds)
     assert readme_commands("x `snakemake -n --config run=a` y\n```bash\nA=1 .venv/bin/snakemake --cores 1 && ls\n```\n") == [
-        ["--cores", "1"],
         ["-n", "--config", "run=a"],
+        ["--cores", "1"],
     ]
+
+
+def test_a_bare_command_runs_only_after_the_stated_activation(tmp_path):
+    """The check bites: in the tests' shell (PATH without the venv) a bare ``snakemake`` is not found, and the
+    activation the README states finds the venv's; a page that shows a bare command without stating the activation
+    (and is not a docs page under the home page's declaration) gets none."""
+    import snakemake as smk
+
+    venv_checkout(tmp_path)
+    if shutil.which("snakemake", path=bare_path()):
+        pytest.skip("a snakemake outside the venv is on PATH: a bare command would find it")
+    bare = shell("snakemake --version", tmp_path)
+    assert bare.returncode == 127 and "snakemake: command not found" in bare.stderr
+    activated = shell(f"{ACTIVATE}\nsnakemake --version", tmp_path)
+    assert activated.returncode == 0 and activated.stdout.strip() == smk.__version__, activated.stderr
+    # the Quick start's own PATH prefix works without the activation, for its one command
+    quick = shell('PATH="$PWD/.venv/bin:$PATH" snakemake --version && snakemake --version', tmp_path)
+    assert quick.returncode == 127 and quick.stdout.strip() == smk.__version__  # found once, then not
+    # which activation each command gets
+    page = "Run `snakemake --cores 2`.\n\nActivate: `source .venv/bin/activate`.\n\n```bash\nsnakemake -n\n```\n"
+    (first, _), (_, _), (last, _) = snippets_at(page)
+    assert activation_for(page, first, declared=False) is None and activation_for(page, last, declared=False) == ACTIVATE
+    assert activation_for("`snakemake -n`", 0, declared=False) is None and activation_for("`snakemake -n`", 0, True) == ACTIVATE
+    # README: the Quick start's commands run without it, every later one after it; the docs' pages under the home
+    # page's declaration, which Getting started's activation backs
+    assert docs_declare_activation()
+    readme = README.read_text()
+    assert page_activation(README, readme.index("--cores 2")) is None
+    assert page_activation(README, readme.index("snakemake --report")) == ACTIVATE
+    assert page_activation(REPO / "docs/fidelity.md", 0) == ACTIVATE
+    started = (REPO / "docs/getting-started.md").read_text()
+    assert page_activation(REPO / "docs/getting-started.md", started.index("--cores 2")) is None
+
+
+def test_documented_commands_are_written_bare_after_the_activation():
+    """One style: only the Quick start's two commands name ``.venv/bin/``; each page states or inherits the
+    activation before its first bare command."""
+    for page in doc_files():
+        text = page.read_text()
+        for offset, code in snippets_at(text):
+            if ".venv/bin/" in code and "activate" not in code:
+                # a chain's parts share its line's offset: the Quick start's lines make the venv, then use it
+                assert text.startswith("python3 -m venv .venv && .venv/bin/pip install -e ", offset), \
+                    f"{page.name}: {code!r} names .venv/bin/; write it bare, after the activation"
+            words = code.split()
+            if words and words[0] in ("snakemake", "python", "pytest", "mkdocs", "pip"):
+                assert page_activation(page, offset), f"{page.name}: {code!r} before any activation stated"
 
 
 def _executor_missing(argv: list[str], workdir: Path) -> bool:
@@ -344,14 +415,18 @@ def _local_paths_to_sample(argv: list[str], workdir: Path) -> list[str]:
 
 
 def _checkout(workdir: Path) -> None:
-    """``workdir`` as a checkout looks to a command run from the repository root: config.yaml, profiles/."""
+    """``workdir`` as a checkout looks to a command run from the repository root: config.yaml, profiles/, the
+    Quick start's .venv (wfutil.venv_checkout)."""
     shutil.copy(REPO / "config.yaml", workdir / "config.yaml")
+    venv_checkout(workdir)
     for folder in ("profiles", "examples"):
         (workdir / folder).symlink_to(REPO / folder, target_is_directory=True)
 
 
-#: Each command of README.md and the docs, once (the README repeats a few of the docs' commands).
-_COMMANDS = list({(tuple(sorted(e.items())), tuple(c)): (e, c) for e, c in readme_invocations(doc_text())}.values())
+#: Each command of README.md and the docs, once (the README repeats a few of the docs' commands), with the
+#: activation it runs after.
+_DOCUMENTED = doc_invocations()
+_COMMANDS = [(act, head, argv) for act, head, argv in _DOCUMENTED if "--report" not in argv]
 
 
 def _slow(argv: list[str]) -> list:
@@ -359,11 +434,21 @@ def _slow(argv: list[str]) -> list:
     return [pytest.mark.workflow] if any(w.startswith("scale=paper") for w in argv) else []
 
 
+def _shell_command(activation: str | None, head: str, args: list[str], workdir: Path) -> str:
+    """The command as a user's shell runs it: the activation the docs state before it, then its text up to and with
+    ``snakemake`` as written (``PATH=... snakemake`` included), this checkout's Snakefile, the arguments."""
+    run = f"{head} -s {shlex.quote(str(REPO / 'Snakefile'))} -d {shlex.quote(str(workdir))} {shlex.join(args)}"
+    return f"{activation}\n{run}" if activation else run
+
+
 @pytest.mark.parametrize(
-    "env, argv", [pytest.param(e, c, marks=_slow(c), id=" ".join(c)) for e, c in _COMMANDS if "--report" not in c]
+    "activation, head, argv",
+    [pytest.param(a, h, c, marks=_slow(c), id=f"{'activated: ' if a else ''}{h} {' '.join(c)}") for a, h, c in _COMMANDS],
 )
-def test_readme_command_dry_runs(tmp_path, env, argv):
-    """Each documented command, verbatim after ``snakemake``, as a dry run (nothing is downloaded).
+def test_readme_command_dry_runs(tmp_path, activation, head, argv):
+    """Each documented command, verbatim, as a dry run (nothing is downloaded), in a shell without the venv on PATH
+    but for the activation the page (or the docs' home page, for every docs page) has stated before it: a bare
+    ``snakemake`` the text has not activated is ``command not found``.
 
     Special cases, each because this machine is not the user's: a ``trace.path`` that does not exist here
     is replaced by a copy of the shipped sample; a profile's executor whose plugin is not installed
@@ -375,30 +460,43 @@ def test_readme_command_dry_runs(tmp_path, env, argv):
         args += ["--executor", "dryrun"]
     if "--unlock" not in args:
         args = ["-n", *args]
-    res = subprocess.run(
-        [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "-d", str(tmp_path), *args],
-        capture_output=True, text=True, cwd=tmp_path, env={**os.environ, **env},
-    )
+    res = shell(_shell_command(activation, head, args, tmp_path), tmp_path)
     out = res.stdout + res.stderr
-    assert res.returncode == 0, f"snakemake {shlex.join(argv)} failed:\n{out[-5000:]}"
+    assert res.returncode == 0, f"{head} {shlex.join(argv)} failed (after {activation!r}):\n{out[-5000:]}"
     if "--unlock" not in args:
         assert "This was a dry-run" in out or "Nothing to be done" in out, out[-3000:]
     assert not (tmp_path / "results").exists() and not (tmp_path / "resources").exists()
 
 
-@pytest.mark.workflow
-@pytest.mark.parametrize("argv", [c for _, c in _COMMANDS if "--report" in c], ids=" ".join)
-def test_readme_report_command_builds_the_report(tiny_run, tmp_path, argv):
-    """``--report`` reads a finished run: run verbatim in a copy of the tiny run (no dry run exists).
+#: The documented --report commands: of the default run (no --config), and of another run (with its --config).
+_REPORTS = [(a, h, c) for a, h, c in _DOCUMENTED if "--report" in c]
 
-    The README's report path lies in the default run's directory, which a default run creates and the
-    tiny run does not (Snakemake does not create the report's directory): it is made first.
+
+def _report_path(argv: list[str]) -> str:
+    return argv[argv.index("--report") + 1]
+
+
+@pytest.mark.workflow
+@pytest.mark.parametrize("activation, head, argv", [r for r in _REPORTS if "--config" not in r[2]], ids=lambda x: str(x))
+def test_readme_report_command_builds_the_report(tiny_run, tmp_path, activation, head, argv):
+    """``--report`` reads a finished run: run in a copy of the tiny run (no dry run exists), in a shell as the dry
+    runs above. The documented command reports the default run, ``results/synthetic-default/``, which the tiny run's
+    config does not name: verbatim it is refused, naming both runs; into the tiny run's directory it builds the
+    tiny run's report (Snakemake does not create the report's directory: it is made first).
     """
     work = tmp_path / "w"
     shutil.copytree(tiny_run, work, symlinks=True)
-    report = work / argv[argv.index("--report") + 1]
+    venv_checkout(work)
+    assert _report_path(argv).startswith("results/synthetic-default/")
+    res = shell(_shell_command(activation, head, argv, work), work)
+    assert res.returncode != 0 and "is in the directory of run synthetic-default, but this config's run is " \
+        "synthetic-tiny" in res.stdout + res.stderr and "add --config scale=default" in res.stdout + res.stderr
+    assert not (work / "results/synthetic-default").exists()
+    argv = [w.replace("results/synthetic-default/", "results/synthetic-tiny/") for w in argv]
+    report = work / _report_path(argv)
     report.parent.mkdir(parents=True, exist_ok=True)
-    res = snakemake(work, *argv)
+    res = shell(_shell_command(activation, head, argv, work), work)
+    assert res.returncode == 0, (res.stdout + res.stderr)[-5000:]
     assert "never awaited" not in res.stdout + res.stderr  # Snakemake's harmless warning is filtered (Snakefile)
     html = report.read_text(errors="replace")
     assert "<html" in html.lower() and "synthetic-tiny" in html  # it says which run it shows
@@ -413,6 +511,45 @@ def test_readme_report_command_builds_the_report(tiny_run, tmp_path, argv):
     listed = sorted(p.relative_to(work).as_posix() for p in [*run.glob("tables/*.csv"), *run.glob("notebooks/*.html")])
     assert len([p for p in listed if p.endswith(".html")]) == 5
     assert [p for p in listed if f'"{p}": {{' not in html] == []
+
+
+def test_report_path_names_its_run():
+    from colocate.report.which_run import config_for, mismatch, report_run
+
+    assert report_run("results/sample-default/report.html") == report_run("./results/sample-default/r.zip") == "sample-default"
+    assert report_run("report.html") is None and report_run("results/report.html") is None and report_run(None) is None
+    sources, scales = ["synthetic", "sample", "google", "azure-sample"], ["tiny", "default", "paper"]
+    default = {"trace": {"source": "synthetic"}, "scale": "default", "run": None}
+    assert mismatch("results/synthetic-default/report.html", "synthetic-default", default, sources, scales) is None
+    assert mismatch("elsewhere/report.html", "synthetic-default", default, sources, scales) is None
+    why = mismatch("results/sample-default/report.html", "synthetic-default", default, sources, scales)
+    assert "run sample-default" in why and "run is synthetic-default" in why
+    assert "add --config trace='{\"source\": \"sample\"}' (or" in why
+    # only the settings that differ from the configured run's; a run named by hand keeps its name
+    tiny = {"trace": {"source": "synthetic"}, "scale": "tiny", "run": None}
+    assert config_for("sample-default", tiny, sources, scales) == "--config trace='{\"source\": \"sample\"}' scale=default"
+    assert config_for("synthetic-paper", default, sources, scales) == "--config scale=paper"
+    assert config_for("n1000", default, sources, scales).startswith("--config run=n1000 and the other settings")
+    assert config_for("local-data", default, sources, scales).startswith("--config run=local-data and")
+
+
+@pytest.mark.parametrize("activation, head, argv", [r for r in _REPORTS if "--config" in r[2]], ids=lambda x: str(x))
+def test_a_report_of_another_run_is_refused_naming_both_runs(tmp_path, activation, head, argv):
+    """The documented report of another run, in a checkout (default config): without its ``--config`` it stops before
+    the report is built, naming both runs and that very ``--config``; as documented, the run is the report's (no
+    such run has finished here: Snakemake then names a missing result of it)."""
+    _checkout(tmp_path)
+    at = argv.index("--config")
+    (other,) = {_report_path(argv).split("/")[1]}
+    res = shell(_shell_command(activation, head, argv[:at], tmp_path), tmp_path)
+    out = res.stdout + res.stderr
+    assert res.returncode != 0 and f"is in the directory of run {other}" in out, out[-3000:]
+    assert "this config's run is synthetic-default" in out
+    assert shlex.split(re.search(r"add (--config .*?) \(or", out).group(1)) == argv[at:]  # the --config shown
+    res = shell(_shell_command(activation, head, argv, tmp_path), tmp_path)
+    out = res.stdout + res.stderr
+    assert "is in the directory of run" not in out and f"results/{other}/" in out and "does not exist" in out, out[-3000:]
+    assert not (tmp_path / "results").exists()
 
 
 # ----------------------------------------------------------------------------- profiles

@@ -3,7 +3,6 @@ worked example (examples/plugins, docs/extending.md) run verbatim, start-up erro
 
 from __future__ import annotations
 
-import os
 import re
 import shlex
 import shutil
@@ -20,7 +19,17 @@ from colocate.scheduling import packing_grid as pg
 from colocate.scheduling import placement as P
 from colocate.scheduling import placement_workload as pw
 from colocate.scheduling.checks import check_fit_test, check_placement_policy
-from wfutil import REPO, assert_config_rejected, doc_text, planned_rules, snakemake
+from wfutil import (
+    REPO,
+    assert_config_rejected,
+    doc_files,
+    doc_text,
+    page_activation,
+    planned_rules,
+    shell,
+    snakemake,
+    venv_checkout,
+)
 
 EXAMPLE = REPO / "examples" / "plugins"
 #: README.md and the docs' pages, where the worked example is shown (docs/extending.md, "Plug-ins")
@@ -191,19 +200,19 @@ def _readme_line(start: str) -> str:
     return line
 
 
-def _run(line: str, cwd, *extra: str) -> subprocess.CompletedProcess:
-    """A documented command line, verbatim, from a checkout-like ``cwd``; ``.venv/bin/`` is this interpreter's."""
-    words = shlex.split(line)
-    at = next(i for i, w in enumerate(words) if not re.fullmatch(r"[A-Z_]+=.*", w))
-    env = {**os.environ, **dict(w.split("=", 1) for w in words[:at])}
-    env["PATH"] = f"{os.path.dirname(sys.executable)}{os.pathsep}{env.get('PATH', '')}"
-    cmd = [os.path.join(os.path.dirname(sys.executable), os.path.basename(words[at])), *words[at + 1 :], *extra]
-    return subprocess.run(cmd, capture_output=True, text=True, cwd=cwd, env=env)
+def _run(line: str, cwd) -> subprocess.CompletedProcess:
+    """A documented command line, verbatim, from a checkout-like ``cwd``, in a shell without the venv on PATH but
+    for the activation its page states or inherits (wfutil.page_activation; the checkout's ``.venv`` is this
+    interpreter's environment)."""
+    ((page, offset),) = [(p, p.read_text().index(line)) for p in doc_files() if line in p.read_text()]
+    venv_checkout(cwd)
+    activation = page_activation(page, offset)
+    return shell(f"{activation}\n{line}" if activation else line, cwd)
 
 
 def test_readme_check_command_runs_verbatim(tmp_path):
     (tmp_path / "examples").symlink_to(REPO / "examples", target_is_directory=True)
-    res = _run(_readme_line("PYTHONPATH=examples/plugins .venv/bin/python -c"), tmp_path)
+    res = _run(_readme_line("PYTHONPATH=examples/plugins python -c"), tmp_path)
     assert res.returncode == 0, res.stderr[-3000:]
 
 
@@ -219,7 +228,7 @@ def test_readme_plugin_run_packs_with_hoeffding_and_reruns_when_it_changes(tmp_p
     (tmp_path / "examples/plugins").mkdir(parents=True)
     for name in ("hoeffding.py", "config.yaml"):
         shutil.copy(EXAMPLE / name, tmp_path / "examples/plugins" / name)
-    line = _readme_line("PYTHONPATH=examples/plugins .venv/bin/snakemake")
+    line = _readme_line("PYTHONPATH=examples/plugins snakemake")
     args = shlex.split(line)[2:]
     args = [*args[: args.index("--")], "--config", "scale=tiny", *args[args.index("--") :]]
     env = {"PYTHONPATH": "examples/plugins"}

@@ -18,7 +18,7 @@ from colocate.report.compare import (
     parse_number,
     widest,
 )
-from wfutil import doc_text, judged
+from wfutil import doc_files, doc_text, judged, page_activation, shell, venv_checkout
 
 
 def test_rows_and_render():
@@ -236,8 +236,6 @@ def test_the_fidelity_refresh_command_runs_verbatim(tmp_path):
     import re
     import shlex
     import shutil
-    import subprocess
-    import sys
     from pathlib import Path
 
     repo = Path(__file__).resolve().parents[1]
@@ -248,8 +246,12 @@ def test_the_fidelity_refresh_command_runs_verbatim(tmp_path):
     (copy / "results/synthetic-default").mkdir(parents=True)
     shutil.copy(repo / summary.PAGE, copy / summary.PAGE)
     shutil.copy(repo / summary.REFERENCE, copy / "results/synthetic-default/summary.csv")
-    argv = shlex.split(line)
-    res = subprocess.run([sys.executable, *argv[1:], "--repo", str(copy)], cwd=copy, capture_output=True, text=True, check=False)
+    # in a shell without the venv on PATH, after the activation the page states or inherits (wfutil.shell)
+    ((page, offset),) = [(p, p.read_text().index(line)) for p in doc_files() if line in p.read_text()]
+    venv_checkout(copy)
+    activation = page_activation(page, offset)
+    command = f"{line} --repo {shlex.quote(str(copy))}"
+    res = shell(f"{activation}\n{command}" if activation else command, copy)
     assert res.returncode == 0, res.stderr
     assert (copy / summary.PAGE).read_text() == (repo / summary.PAGE).read_text()
     assert (copy / summary.REFERENCE).read_bytes() == (repo / summary.REFERENCE).read_bytes()

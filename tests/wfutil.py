@@ -24,6 +24,87 @@ def doc_text() -> str:
     """README.md and the documentation's pages, one after another (each command shown is in one of them)."""
     return "\n\n".join(path.read_text() for path in doc_files())
 
+# ============================================================================ the docs' commands, in a user's shell
+# The README's Quick start puts the venv on PATH for its own two commands, then tells the user to activate it; every
+# later command is written bare (`snakemake ...`, `python bench/...`). The tests run each one as a user would: under
+# bash, with a PATH that does not hold the venv, preceded by the activation the text has stated by then.
+
+#: Where the colocate package these tests import lives (the checkout's workflow/ once it is installed).
+_PACKAGE = Path(__import__("colocate").__file__).resolve().parents[1]
+
+#: The activation the README and Getting started state, after the Quick start's two commands.
+ACTIVATE = "source .venv/bin/activate"
+_STATED = re.compile(r"`source \.venv/bin/activate`|^source \.venv/bin/activate$", re.M)
+
+
+def snippets_at(text: str) -> list[tuple[int, str]]:
+    """(offset, code) of every fenced block's lines (chains split at ``&&``, ``;``, ``||``) and every inline code
+    span, in the order they appear."""
+    out = []
+    blocks = list(re.finditer(r"^```[^\n]*\n(.*?)^```", text, re.S | re.M))
+    for block in blocks:
+        at = block.start(1)
+        for line in block.group(1).splitlines(keepends=True):
+            out += [(at, s.strip()) for s in re.split(r"&&|;|\|\|", line) if s.strip()]
+            at += len(line)
+    inside = lambda i: any(b.start() <= i < b.end() for b in blocks)  # noqa: E731
+    out += [(m.start(), m.group(1).strip()) for m in re.finditer(r"`([^`\n]+)`", text)
+            if not inside(m.start()) and m.group(1).strip()]
+    return sorted(out)
+
+
+def docs_declare_activation() -> bool:
+    """Whether the docs' home page declares, for all their pages, the activation Getting started states."""
+    index, started = (REPO / "docs/index.md").read_text(), (REPO / "docs/getting-started.md").read_text()
+    return bool(_STATED.search(index)) and "getting-started.md" in index and bool(_STATED.search(started))
+
+
+def activation_for(text: str, offset: int, declared: bool) -> str | None:
+    """The activation a command at ``offset`` of a page (``text``) runs after: one the page states before it, or,
+    on a documentation page (``declared``: the home page declares Getting started's for them all), that one."""
+    stated = _STATED.search(text)
+    if stated and stated.start() < offset:
+        return ACTIVATE
+    return ACTIVATE if declared else None
+
+
+def page_activation(page: Path, offset: int) -> str | None:
+    """The activation a command at ``offset`` of ``page`` (README.md or a docs page) runs after."""
+    declared = page.parent != REPO and page != REPO / "docs/getting-started.md" and docs_declare_activation()
+    return activation_for(page.read_text(), offset, declared)
+
+
+def bare_path() -> str:
+    """PATH without this interpreter's bin directory (the venv's): a shell of a user who has not activated it."""
+    venv = {str(Path(sys.executable).parent), str(Path(sys.prefix) / "bin")}
+    return os.pathsep.join(p for p in os.environ.get("PATH", "").split(os.pathsep) if p and p not in venv)
+
+
+def venv_checkout(workdir: Path) -> None:
+    """``workdir/.venv`` as the Quick start makes it, standing for this interpreter's environment (a venv or a conda
+    env alike): ``bin/<tool>`` runs that environment's tool, ``bin/activate`` puts ``bin/`` first on PATH. Each tool
+    finds the colocate these tests import, as a tool of a venv with the checkout installed would, even when the
+    command sets its own PYTHONPATH (the docs' plug-in example)."""
+    real, package = Path(sys.executable).parent, _PACKAGE
+    bin_ = workdir / ".venv" / "bin"
+    bin_.mkdir(parents=True, exist_ok=True)
+    for tool in real.iterdir():
+        if not tool.name.startswith("activate") and tool.is_file() and os.access(tool, os.X_OK):
+            (bin_ / tool.name).write_text(f'#!/bin/sh\nPYTHONPATH="${{PYTHONPATH:+$PYTHONPATH:}}{package}"\n'
+                                          f"export PYTHONPATH\nexec '{tool}' \"$@\"\n")
+            (bin_ / tool.name).chmod(0o755)
+    (bin_ / "activate").write_text(f"VIRTUAL_ENV='{bin_.parent}'\nexport VIRTUAL_ENV\nPATH='{bin_}':\"$PATH\"\n"
+                                   "export PATH\nhash -r 2>/dev/null\n")
+
+
+def shell(command: str, cwd: Path, env: dict | None = None) -> subprocess.CompletedProcess:
+    """``command`` under ``bash -c`` from ``cwd``, in a shell without the venv: PATH stripped of its bin directory,
+    no VIRTUAL_ENV. Only what the command itself does (an activation, a ``PATH=...`` prefix) puts it back."""
+    base = {k: v for k, v in os.environ.items() if k != "VIRTUAL_ENV"}
+    return subprocess.run(["bash", "-c", command], cwd=cwd, capture_output=True, text=True,
+                          env={**base, **(env or {}), "PATH": bare_path()})
+
+
 #: The tiny scale's synthetic-model sizes, read from the preset the pipeline uses.
 TINY = {
     k: v
@@ -39,6 +120,8 @@ def snakemake(workdir: Path, *args: str, check: bool = True, env: dict | None = 
     here = str(Path(sys.executable).parent)
     path = os.pathsep.join(p for p in os.environ.get("PATH", "").split(os.pathsep) if p != here)
     env = {**os.environ, **(env or {}), "PATH": path}
+    if "PYTHONPATH" in env:  # a command's own PYTHONPATH (the plug-in example) still finds the colocate tested here,
+        env["PYTHONPATH"] += os.pathsep + str(_PACKAGE)  # as in a venv with this checkout installed (venv_checkout)
     res = subprocess.run(cmd, capture_output=True, text=True, cwd=workdir, env=env)
     if check and res.returncode != 0:
         raise AssertionError(f"snakemake {' '.join(args)} failed:\n{res.stdout[-4000:]}\n{res.stderr[-6000:]}")

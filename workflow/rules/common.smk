@@ -84,7 +84,30 @@ PRIORITY_TRACE, PRIORITY_CRITICAL_PATH, PRIORITY_LONG_JOB = 40, 30, 20
 #: This run's name and directory: every output, log and benchmark lives under results/<run>/.
 RUN = config["run"] or SRC.run
 RESULTS = f"results/{RUN}"
+_named_run = config["run"]
 config["run"] = RUN  # the report names the run it shows
+
+
+# `snakemake --report results/<X>/report.html` reports the run this config names: a report written into another
+# run's directory would show this run's results under that run's name. Snakemake hands the report's path to
+# Workflow.create_report only after this file is read, so the check wraps that call (colocate.report.which_run).
+def _report_of_this_run(create_report):
+    @functools.wraps(create_report)
+    def checked(report_plugin, report_settings, *args, **kwargs):
+        from snakemake.exceptions import WorkflowError
+        from colocate.report import which_run
+
+        why = which_run.mismatch(getattr(report_settings, "path", None), RUN,
+                                 {"trace": config["trace"], "scale": config["scale"], "run": _named_run},
+                                 _sources.SOURCES.names(), _PRESETS)
+        if why:
+            raise WorkflowError(why)
+        return create_report(report_plugin, report_settings, *args, **kwargs)
+
+    return checked
+
+
+workflow.create_report = _report_of_this_run(workflow.create_report)
 BUCKETS = list(range(config["mapreduce"]["buckets"]))
 # 5-minute windows in the trace: the synthetic model's days, or the real trace's 8352.
 N_WINDOWS = SRC.span_windows
