@@ -170,3 +170,19 @@ def test_notebooks_are_numbered_once_each_and_have_cell_ids():
             nbformat.validate(nb)
         assert all(cell.get("id") for cell in nb.cells), path.name
         assert nb.cells[0].source.startswith(f"# {path.name[:2]} "), path.name  # the title carries its number
+
+
+#: Measurement history in library text: a date (YYYY-MM-DD) or a commit named by its hash. The current fact belongs
+#: in the text; when and at which commit it was measured belongs in docs/performance.md or the git log.
+HISTORY = re.compile(r"\b(?:19|20)\d{2}-[01]\d-[0-3]\d\b|\bcommit\s+[0-9a-f]{7,40}\b", re.I)
+
+
+def test_library_and_rule_text_hold_no_dates_or_commit_hashes():
+    assert HISTORY.search("measured 2026-11-24 at commit abc1234") and HISTORY.search("see Commit 0123abcd")
+    assert not HISTORY.search("JSON schema draft 2020-12") and not HISTORY.search("sha256 0123abcdef")
+    files = sorted((REPO / "workflow/colocate").rglob("*.py")) + sorted((REPO / "workflow/rules").glob("*.smk"))
+    assert len(files) > 20
+    hits = [f"{path.relative_to(REPO)}:{n}: {m.group(0)!r}"
+            for path in files for n, line in enumerate(path.read_text().splitlines(), 1)
+            for m in HISTORY.finditer(line)]
+    assert not hits, "dates or commit hashes in library or rule text (keep the fact, drop the history):\n" + "\n".join(hits)
