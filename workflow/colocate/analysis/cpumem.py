@@ -1,37 +1,11 @@
 """CPU vs memory usage of dominant jobs (Beaumont et al. §4.2, Fig 3).
 
-Per dominant job, the (CPU, memory) points of its tasks at the sampled windows
-(20 random windows per day, :func:`colocate.prep.mapreduce.sampled_windows`) are
+Per dominant job, the (CPU, memory) points of its tasks at the sampled windows are clustered (DBSCAN), each cluster
+is fitted with a line (OLS) and judged Flat, Slope or BadlyFitted, and the job is classified Flat, MultiFlat, Slope,
+BadlyFitted or TooFewPoints. A literal "r² below threshold ⇒ BadlyFitted" would reject every flat cluster (r² ≈ 0
+by construction), so a flat cluster is judged by its range parameter instead.
 
-1. clustered with DBSCAN (scikit-learn) on scaled data — each axis scaled per
-   job (:data:`SCALERS`), so that eps is in units of the job's own spread;
-   points DBSCAN labels −1 (noise) are left out of the fits;
-2. fitted with one ordinary least-squares line per cluster (statsmodels OLS,
-   memory = intercept + slope · CPU), giving r², the paper's coefficient of
-   variation ("standard deviation of each job's distance to the regression line
-   divided by the mean value of all dots") and the *range parameter*: the
-   line's value at the cluster's median CPU divided by its value at CPU 0;
-3. classified (:func:`cluster_verdict`, :func:`job_category`).
-
-**The criterion.** A literal "r² below threshold ⇒ BadlyFitted" would reject
-every flat cluster: when memory does not depend on CPU, r² ≈ 0 by
-construction. So a cluster is judged as follows:
-
-* ``cv > cv_max`` ⇒ BadlyFitted (the line does not describe the dots);
-* otherwise, if the range parameter lies in [1/flat_range_max, flat_range_max]
-  the cluster is **Flat** (no r² test: a constant is the model);
-* otherwise it is **Slope** if ``r² ≥ r2_min`` (CPU explains the memory
-  change), else BadlyFitted.
-
-A job is BadlyFitted when any cluster is (or when DBSCAN finds no cluster at
-all); otherwise **Flat** if its only cluster is flat, **MultiFlat** (the paper's
-"multi-cluster flat") if it has ≥ 2 clusters, all flat, and **Slope** if any
-cluster is sloped. Jobs with fewer than ``min_points`` points are
-**TooFewPoints** and are left out of the shares.
-
-Points per job are capped (:func:`sample_points`, a seeded subsample that
-depends only on each record's key), so DBSCAN stays fast on the real trace
-(the largest dominant job has ~50,000 tasks × 600 sampled windows).
+Method: docs/methods.md#cpu-vs-memory.
 """
 
 from __future__ import annotations
@@ -370,7 +344,7 @@ def fit_cluster(cpu: np.ndarray, mem: np.ndarray) -> dict:
 
 
 def cluster_verdict(fit: dict, r2_min: float, cv_max: float, flat_range_max: float) -> str:
-    """Flat, Slope or BadlyFitted for one cluster's fit (Beaumont §4.2; the criterion of the module docstring).
+    """Flat, Slope or BadlyFitted for one cluster's fit (Beaumont §4.2; the criterion: docs/methods.md#cpu-vs-memory).
 
     The r² test applies only to clusters whose range parameter says Slope: a flat
     cluster has r² ≈ 0 by construction, so it is judged by the residual CV alone.

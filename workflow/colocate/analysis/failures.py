@@ -1,34 +1,13 @@
 """Machine failures: removals per 5-minute window against a Poisson model, Beaumont et al. (2015) §6.
 
-The paper counts the machine REMOVE events of every 5-minute window of the trace
-(mean 1.07), sets aside three *outstanding events* (two mass removals at 30 s
-intervals "all reinserted within a few seconds", one "flapping" event where machines
-are removed and re-added many times in a row "until all of them are eventually
-reinserted within a few minutes"; mean 1.005 without them), flags the 38 windows
-with ≥ 10 removals as maintenance, and compares the 8314 remaining windows (mean
-0.94) with the Poisson distribution of independent failures (Fig 6). It derives a
-per-machine failure rate of 0.8e-4 per window (an MTBF of about 1000 h) and shows
-the CDF of removal durations (Fig 7: 60% back within 17 minutes).
+The paper counts the machine REMOVE events of every 5-minute window, sets aside three *outstanding events* and the
+maintenance windows (≥ 10 removals), and compares the rest with the Poisson distribution of independent failures
+(Fig 6); it derives a per-machine failure rate (an MTBF of about 1000 h) and the CDF of removal durations (Fig 7).
+The functions follow its steps: :func:`removals`, :func:`detect_outstanding` (:class:`OutstandingCriterion`),
+:func:`window_counts`, :func:`set_statistics`, :func:`dispersion_table`, :func:`duration_table`. Every function is
+pure: DataFrames and arrays in, DataFrames out.
 
-Steps, in the paper's order:
-
-* **Removals and durations** — :func:`removals`: each REMOVE with its window
-  (window ``i`` is ``[600 s + 300 i s, 600 s + 300 (i+1) s)``) and its removal
-  duration, the time to the machine's next ADD (never re-added: right-censored at
-  the trace end, duration ``inf``). The time-0 ADDs only define the machines;
-  UPDATE events are ignored.
-* **Outstanding events** — :func:`detect_outstanding` with an
-  :class:`OutstandingCriterion` (documented there): machines re-added *together*
-  (:func:`readd_groups`), with the removals that led to it.
-* **Counts per window, maintenance** — :func:`window_counts`, :func:`count_sets`,
-  :func:`histogram` (the paper's table), :func:`poisson_table` (Fig 6).
-* **Poisson comparison** — :func:`set_statistics` (means, windows ≥ 10 observed
-  and expected, per-machine rate, MTBF) and :func:`dispersion_table` with the
-  :class:`DispersionTest` implementations (index of dispersion, scipy's χ²;
-  Dean's score test, statsmodels).
-* **Durations** — :func:`back_within`, :func:`duration_table` (Fig 7).
-
-Every function is pure: DataFrames and arrays in, DataFrames out.
+Method: docs/methods.md#machine-failures.
 """
 
 from __future__ import annotations
@@ -171,33 +150,14 @@ def removals(events: pl.DataFrame, n_windows: int) -> pl.DataFrame:
 class OutstandingCriterion:
     """Automatic detection of Beaumont §6's outstanding events: machines *reinserted together*.
 
-    The paper's three events are "a large number of machines [...] removed at 30 seconds
-    interval, and [...] all reinserted within a few seconds" (twice), and "a subset of the
-    machines [...] removed and reinserted many times in a row, until all of them are
-    eventually reinserted within a few minutes". What they share is the end: many machines
-    come back *together*, within seconds of each other, however long each was down (on the
-    real trace: 47–84 machines removed over 15–45 minutes, re-added within a minute). An
-    ordinary failure or a maintenance burst brings its machines back one by one (Fig 7). So:
+    The paper's three events (two mass removals, one "flapping" event) share their end: many machines come back within
+    seconds of each other, where an ordinary failure or a maintenance burst brings its machines back one by one (Fig 7).
+    Re-adds at most ``together_s`` apart are chained; a chain with ``min_readds`` re-adds within ``together_s`` is an
+    event, with the removals before them while a machine was up less than ``cycle_uptime_s``; an event is *flapping* at
+    ``flapping_min_cycles`` removals per machine or more, else a *mass* removal. The defaults lie in the gaps the real
+    trace shows.
 
-    1. every re-add (the ADD that ends a removal) is placed in time; re-adds at most
-       ``together_s`` apart are chained into a *re-add group*;
-    2. a group is a *burst* when some ``together_s``-long interval holds at least
-       ``min_readds`` of its re-adds (its ``peak_readds``);
-    3. a burst's event holds the removals its re-adds end and, for each of its machines,
-       the removals before them "in a row": going back while the machine was up less than
-       ``cycle_uptime_s`` between a re-add and its next removal (the flapping machines);
-    4. events whose spans overlap are one event (concurrent removal streams of one
-       operation); a span runs from the lower quartile of the event's removal times (robust
-       to a stray machine down for hours that happens to come back in a burst) to its last
-       re-add.
-
-    Every burst's event is *outstanding*. It is *flapping* when its machines are removed
-    ``flapping_min_cycles`` times or more on average, else a *mass* removal. On the real
-    trace the largest peak outside the three events is 11 re-adds in a minute (maintenance
-    bursts), the flapping event's final re-add reaches 17 and the mass removals 46–81: the
-    default ``min_readds`` = 15 lies in that gap. The flapping machines stay up 1–29 minutes
-    between cycles and at least 21 hours before the event: the default ``cycle_uptime_s`` of
-    one hour lies in that gap (30 minutes to 1 h 48 give the same events).
+    Method: docs/methods.md#outstanding-events.
     """
 
     together_s: float = 60.0

@@ -1,70 +1,13 @@
 """Fourier periodicity of long-running production jobs (Beaumont et al. §5.2, Table 4).
 
-Beaumont et al. decompose the CPU demand of each *Normal Production* dominant
-job that runs the whole trace into its Fourier series, quantify the hourly,
-daily, weekly and long-term components and the residual noise as ratios of
-amplitude to the mean (Table 4), call a component significant when it stands
-clearly above the ~6% noise, observe that weekly patterns all share 5 high and
-2 low days, and that daily peaks are close: half the jobs with a daily
-amplitude ≥ 10% of their mean peak within 60° of each other, 90% within 120°.
+The hourly, daily, weekly and long-term components and the residual noise of the CPU demand of each *Normal
+Production* dominant job that runs the whole trace, as ratios of amplitude to its mean (Table 4); which components
+are significant, the weekly shape, and how close the daily peaks are, as the paper reports them.
 
-Input: the job × 5-minute-window aggregates of the dominant jobs
-(``results/jobs/dominant_windows.parquet``: ``job_id``, ``window``,
-``cpu_sum``; window 0 starts at the trace start, 600 s) and the per-job table
-(``dominant_jobs.parquet``). Nothing here reads raw records.
+Input: the job × 5-minute-window aggregates of the dominant jobs (``results/jobs/dominant_windows.parquet``) and the
+per-job table (``dominant_jobs.parquet``); nothing here reads raw records.
 
-Method (one job's series x[k], k = 0..n-1, sampled at window mid-points
-t_k = (k + ½)·5 min since the trace start; μ = mean of x over the whole trace):
-
-* **Periodic components** (hourly P = 12 windows, daily P = 288, weekly
-  P = 2016): the DFT (:func:`scipy.fft.rfft`) of the longest prefix holding a
-  whole number K of periods, m = K·P samples, so the component falls exactly
-  on bin K and every other whole-period component of that prefix is
-  orthogonal to it. Amplitude A = 2|X_K|/m; ratio = A/μ. The peak phase φ,
-  in the synthetic model's convention x ≈ μ + A·cos(2π t/P − φ), is
-  φ = π/P − arg X_K (the π/P accounts for the window mid-points). The
-  weekly ratio is the fundamental's: a 5-high/2-low square wave has no
-  harmonic at 7/week, so it does not leak into the daily bin.
-* **Long term** (period = trace length): bin 1 of the DFT of the whole
-  series after removing its *basis-periodic* part (below), so the weekly
-  pattern, whose period does not divide 29 days, does not leak into it. The
-  basis-periodic part and the long-term sinusoid are fitted alternately
-  (backfitting, a few rounds converge to their joint least-squares fit), and
-  the periodic components above are measured on the series minus the
-  long-term sinusoid.
-* **Residual noise**: the series minus the long-term sinusoid minus its
-  basis-periodic profile (the mean of each slot of the basis period over its
-  whole periods — exactly the DFT bins at multiples of the basis frequency,
-  i.e. everything periodic in the basis period: weekly, daily, hourly and
-  their harmonics). The basis is the week when the trace holds at least two
-  whole weeks, else the day (at least two days), else the hour. Noise = the
-  residual's standard deviation with the fitted parameters' degrees of
-  freedom removed, sqrt(Σr²/(m − P − 2)), over μ: removing a 2016-slot
-  profile from 4 weeks alone would absorb a quarter of the noise variance.
-* **Significance**: a component is significant when its ratio exceeds
-  ``significance_ratio`` (default 0.12, twice the paper's ~6% noise: "any
-  pattern with an amplitude significantly larger [than the noise] can be
-  identified as a relevant component"; with Table 4's quartiles this reading
-  gives the text's "two thirds" daily and "about half" weekly, while 0.06
-  would make ≥ 75% of the jobs weekly-significant by Table 4's own 25% quartile
-  of 0.076). *Strong* daily patterns have a ratio above ``strong_ratio``.
-* **Weekly shape**: the mean of the detrended series per day of the week
-  (days since the trace start, mod 7) over the whole weeks, over μ; the two
-  lowest days per weekly-significant job and the share of jobs sharing the
-  modal pair.
-* **Daily phases**: for jobs whose daily ratio is at least ``min_ratio`` (the
-  paper's 10%), the deviation of each peak phase from their circular mean
-  (:func:`scipy.stats.circmean`), wrapped to [0°, 180°].
-
-The 5-minute averaging of the real trace attenuates a sinusoid of period P by
-sinc(π·5 min/P): 1.1% for the hourly component, < 0.01% for the daily one; it
-is not corrected (below the noise).
-
-Missing windows of a selected job (only when ``min_coverage`` < 1) are filled
-with the job's mean CPU at the same time of day (slot of the 288 windows of a
-day) over its observed windows — keeping its daily pattern, where a linear
-interpolation over a long gap would flatten it; their number is kept in
-``n_filled``.
+Method: docs/methods.md#periodicity.
 """
 
 from __future__ import annotations
@@ -188,7 +131,7 @@ def job_series(windows: pl.DataFrame, job_ids: Sequence[int], n_windows: int) ->
 
     ``windows`` holds ``job_id``, ``window`` and ``cpu_sum`` rows (the
     dominant_windows table). Missing windows are filled with the job's mean
-    at the same time of day (see the module docstring); the second array
+    at the same time of day (docs/methods.md#periodicity); the second array
     counts them per job.
     """
     ids = np.asarray(job_ids, dtype=np.int64)
@@ -276,7 +219,7 @@ def basis_period(n: int) -> int | None:
 
 
 def decompose(x: np.ndarray) -> dict[str, np.ndarray]:
-    """Beaumont §5.2's Fourier decomposition of each row of ``x`` (jobs × windows); see the module docstring.
+    """Beaumont §5.2's Fourier decomposition of each row of ``x`` (jobs × windows); method: docs/methods.md#periodicity.
 
     Returns per row: ``mean``, ``<c>_amplitude`` for c in :data:`COMPONENTS`,
     ``daily_phase_deg`` (peak phase, cos convention, since the trace start),

@@ -1,30 +1,12 @@
 """The papers' claims as data, and the analyses' measurements judged against them (issue 44).
 
-Each paper's claims are one table, ``workflow/papers/<paper>.tsv``, one row per number or statement of the paper
-that the summary shows (:data:`CLAIM_COLUMNS`): its ``id``, the summary ``section`` and ``quantity`` it is shown
-under, the paper's ``item`` (Table II, §6, Fig 7), the value as the paper prints it, the ``unit`` both sides are
-shown in and the ``scale`` that brings ours into it, the ``relation`` ours must keep with it, the ``tolerance``
-and its reason, a ``cause`` (an id: ``workflow/papers/causes/<id>.md`` holds its text), a ``note``, and
-``depends_on``: the contract's table (``entity_pieces``, ``usage_records``, …) whose partial reading changes the
-value, so that a run that read it in part says so beside the row, or another claim's id, a precondition (the
-experiment as the paper ran it): the row is judged only where that claim's is within. A quantity, note or cause may name a value of
-the run in braces (``windows with ≥ {maintenance} removals``; a cause, the run's numbers behind it).
+Each paper's claims are one table, ``workflow/papers/<paper>.tsv`` (:data:`CLAIM_COLUMNS`), one row per number or
+statement of the paper that the summary shows. An analysis writes only what it measured
+(:func:`colocate.measure.measurement`); :func:`judge` joins the two into the summary's rows
+(:mod:`colocate.report.summary`), so no paper value or cause lives in the science modules, and editing one reruns
+the summary alone.
 
-An analysis writes only what it measured (:func:`colocate.measure.measurement`): the claim's id, its value (a
-number, or a text where the measure is one), a note, the values its claim's braces name, and a status where the
-data were too few. :func:`judge` joins the two into the summary's rows (:mod:`colocate.report.summary`), so no
-paper value or cause lives in the science modules, and editing one reruns the summary alone.
-
-Relations (:data:`RELATIONS`): ``≈`` ours within the tolerance of the paper's value (a factor, ± an amount, or two
-standard errors at the measured n, :func:`tolerance`; the default factor where none is named; a paper's "< x" or
-"> x" is a bound widened by the tolerance); ``≤`` and ``≥`` ours on the stated side of the paper's number, exactly;
-``same`` ours states what the paper states (a test's verdict, a sign, an ordering: the analysis measures it as
-text in the paper's words); ``count`` a count that grows with the trace, shown and not judged; ``none`` the paper
-gives no value, shown and not counted; ``reference`` the value is this project's own measurement on the real trace,
-shown beside ours and not judged.
-
-``reads_trace`` says whether the row's value depends on the trace at all (``no`` for the placement experiment at
-Table I's loads, which draws its own requests): the summary's headline counts the rows that read it.
+The columns, the relations (:data:`RELATIONS`) and ``reads_trace``: docs/methods.md#claims.
 """
 
 from __future__ import annotations
@@ -77,22 +59,11 @@ def _two_digits(x: float) -> float:
 
 def tolerance(text: str, reason: str, where: str, values: Mapping[str, Any] | None = None,
               paper: object = None, ours: object = None, scale: float = 1.0) -> Tolerance:
-    """The tolerance a claim states: empty (the default factor), ``×F``, ``±A``, or one of the number ``n`` (jobs,
-    sets, runs) its measurement gives: ``±K/√n`` (two standard errors of a statistic whose spread is K/2) or
-    ``±2√(p(1−p)/n), p = P`` (two standard errors of a binomial share P, times the claim's ``scale``: in %
-for a share shown in %), rounded to 2 significant digits; with no
-    n (or a zero one) the default factor. ``replicates``: the paper's one run within the range of our replicates'
-    runs where they vary more than the default factor (the measurement gives ``n``, ``mean``, ``min``, ``max``;
-    :func:`colocate.report.compare.replicate_tolerance`, the reason names what varies). ``A or B``: ours agrees
-    within either (:func:`colocate.report.compare.widest`). ``±2 SE``: two standard errors the measurement gives
-    (``se``: a statistic's spread that no constant K states, e.g. a mean rare-event rate over instances). ``±zero of
-    n``: where ours is zero (no event in the measurement's ``n`` trials), the upper end of the exact (Clopper–Pearson)
-    two-sided 95% interval of a zero count, 1 − 0.025^(1/n) ≈ 3.7/n. Each without its value (or with a zero one),
-    or ``±zero of n`` where ours is not zero, is the default factor; both rounded to 2 significant digits. ``ci``:
-    half the width of the measurement's own confidence interval (values ``ci_lo`` and ``ci_hi``, in ours' unit
-    before the claim's ``scale``); ``A + B``: the sum of absolute tolerances (``±5 + ci``: the paper's rounding and
-    our noise). Braces in the reason name the measurement's values (``over {n} jobs``). Without ``values`` (when a
-    table is read) only the form is checked."""
+    """The tolerance a claim states: empty (the default factor), ``×F``, ``±A``, ``±K/√n``,
+    ``±2√(p(1−p)/n), p = P``, ``replicates``, ``A or B``, ``±2 SE``, ``±zero of n``, ``ci`` or ``A + B``;
+    each form in full: docs/methods.md#tolerances. Braces in the reason name the measurement's values
+    (``over {n} jobs``). Without ``values`` (when a table is read) only the form is checked.
+    """
     if not text:
         return DEFAULT_TOLERANCE
     if not reason:

@@ -1,42 +1,12 @@
 """Packing periodic jobs (Beaumont et al. §8.2): First Fit under the phasor constraint Σc + ‖Σv‖ ≤ C.
 
-Beaumont §8.2 models the workload of each task of job i as
-w_i(t) = c_i + a_i·sin(φ_i + ωt) with ω one cycle per day: a set T of tasks
-then loads a machine with Σc_i + a_T·sin(φ_T + ωt), where
-a_T·e^{iφ_T} = Σ a_i·e^{iφ_i}, so the machine never exceeds its capacity C
-if and only if Σc_i + ‖Σ v_i‖ ≤ C with v_i the phasor a_i·e^{iφ_i}
-(their eq. (6), the SOCP constraint). Tasks whose daily peaks fall at
-different times thus share a machine better than their peaks suggest.
+A task's daily CPU pattern is a phasor, so tasks whose daily peaks fall at different times share a machine better
+than their peaks suggest (the paper's eq. (6)). :func:`first_fit` packs the tasks in one order under each
+:class:`PackingConstraint` — :class:`PhasorConstraint`, :class:`PeakConstraint` (every task's peak),
+:class:`MeanConstraint` (the mean only) — and :func:`evaluate` loads each machine with its tasks' actual CPU series,
+giving the overload each constraint misses.
 
-Items are **tasks**, as in the paper's formulation (x_ij tasks of job i on
-machine j): job i is split into n_i = max(1, round(tasks_mean)) equal tasks
-(§8.2 assumes "the total workload is evenly balanced between all tasks",
-§4.3), each with c = μ_i/n_i and phasor v = (A_i/n_i)·e^{−iφ_i}, where μ_i
-is the job's mean CPU, A_i the amplitude of its daily Fourier component and
-φ_i its peak phase (:mod:`colocate.analysis.periodicity`; the cos convention
-c + A·cos(ωt − φ) = Re(c + v·e^{iωt}) is the paper's sin form with its phase
-shifted by 90°, which changes no norm). Memory (the paper's m_i ≤ M) is left
-out: the comparison is about CPU.
-
-Three constraints, one :class:`PackingConstraint` protocol: each bounds the
-worst-case load of a machine holding tasks with sums Σc, Σv and Σ|v|:
-
-* :class:`PhasorConstraint` — Σc + |Σv| (exact for the daily model, eq. (6));
-* :class:`PeakConstraint` — Σc + Σ|v|, provisioning every task's peak
-  ("jobs are provisioned their maximum resource demand");
-* :class:`MeanConstraint` — Σc, provisioning the mean only.
-
-By the triangle inequality peak ≥ phasor ≥ mean for every set of tasks, so
-a packing valid for a stricter constraint is valid for the looser ones.
-
-:func:`first_fit` packs the tasks in one order for all three constraints —
-decreasing peak c + |v| (First Fit Decreasing), ties by job ID then task —
-so only the constraint differs. A task whose own bound exceeds C gets a
-machine of its own (counted in ``oversize``). :func:`evaluate` then loads
-each machine with the *actual* CPU series of its tasks (the job's series
-over n_i per task, per 5-minute window) and reports the share of
-machine-windows above C: the overload the daily model misses (hourly,
-weekly and long-term components, noise) or, for the mean, ignores.
+Method: docs/methods.md#periodic-packing.
 """
 
 from __future__ import annotations

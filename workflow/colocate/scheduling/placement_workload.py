@@ -1,34 +1,14 @@
 """Workloads of the placement simulator: the Table I experiment of Tantawi & Steinder §IV and requests from the trace.
 
-* :class:`Experiment` is the paper's experiment (Table I, §IV): homogeneous nodes, pod types with
-  a demand vector and an offered load, Poisson arrivals and exponential lifetimes in phases.
-  Each type k arrives at a rate λ_k fixed for the whole run, and its mean lifetime is set so that
-  it offers its load: τ_k = ρ_k · N · c_load / (λ_k · d_k,load) (the load is measured on one
-  resource, CPU in the paper). The paper does not give the rates; ``arrival_mix`` picks the reading:
+* :class:`Experiment` is the paper's experiment (Table I, §IV): homogeneous nodes, pod types with a demand vector
+  and an offered load, Poisson arrivals and exponential lifetimes in phases. ``arrival_mix`` picks a reading of the
+  per-type arrival rates the paper does not give (``equal``, the default, or ``load``); ``load_factor`` scales
+  every type's offered load (the default run's 0.93: README, "The placement load").
+* :func:`analytic_demand` gives the mixture mean μ^dem and covariance Σ^dem of relative demand (Tables IV–V,
+  "analytic").
+* :func:`trace_requests` builds a two-resource request stream and a set of nodes from the trace.
 
-  - ``equal`` (default): λ_k = λ (``arrival_rate``) for every type. This is the mix Table IV's
-    analytic μ^dem assumes (one third of each type in phase III), and it makes the three phases
-    of 666, 1,334 and 2,000 requests equally long (rates λ, 2λ, 3λ).
-  - ``load``: λ_k = λ · ρ_k / ρ̄, ρ̄ the mean load of the pod types that occur in the phases, so
-    the arrivals of every phase are mixed in proportion to the loads of its types (Table I: A:B:C
-    = 3:4:4 in phase III, 3:4 in phase II) and a phase holding every type (phase III, where the
-    snapshot is taken) keeps its total rate T·λ. Phases with fewer types run at the sum of their
-    types' rates (Table I: 0.818λ and 1.909λ instead of λ and 2λ). A type keeps one rate and one
-    lifetime across phases, so each offers its Table I load in every phase; normalising each
-    phase separately instead would change a type's rate from phase to phase and with it either
-    its lifetime or its load. The observed rows of Tables IV, V and VIII (γ^dem 0.679 at pod
-    3961) point to this mix: it gives γ^dem ≈ 0.69 where the equal mix gives ≈ 0.75.
-
-  Either way τ_k · λ_k, hence each type's offered load (:meth:`Experiment.offered_load`), is the
-  same; only the proportions of the types among arrivals, and so the lifetimes, change.
-  ``load_factor`` scales every type's offered load (its lifetimes; the rates stay): 1 is Table I as
-  stated; the default run's 0.93 is the load inferred from the paper's readings of its run (Table II's
-  averages; README, "The placement load").
-* :func:`analytic_demand` gives the mixture mean μ^dem and covariance Σ^dem of relative demand
-  (Tables IV–V, "analytic").
-* :func:`trace_requests` builds a two-resource request stream and a set of nodes from the trace:
-  arrivals and CPU/memory requests from task_events, lifetimes from the task table (or from the
-  task's first SCHEDULE and last terminal event), capacities from machine_events.
+Method (the arrival mixes, the lifetimes, the trace's requests): docs/methods.md#placement-workloads.
 """
 
 from __future__ import annotations
@@ -44,7 +24,7 @@ from colocate.registry import ConfigError
 from colocate.scheduling import placement as P
 from colocate.scheduling.placement import Workload
 
-#: Readings of the per-type arrival rates (``placement.arrival_mix``): see the module docstring.
+#: Readings of the per-type arrival rates (``placement.arrival_mix``): docs/methods.md#placement-workloads.
 ARRIVAL_MIXES = ("equal", "load")
 
 #: µs per 5-minute window of task_usage (the task table counts records of this length).

@@ -1,24 +1,12 @@
 """The source contract: what every trace source gives the analyses, whatever the trace.
 
-A *source* (one module of :mod:`colocate.sources` and one rules file) reads a trace and writes the canonical
-tables; the analyses know only what this module defines:
+A *source* (one module of :mod:`colocate.sources` and one rules file) reads a trace and writes the canonical tables;
+the analyses know only what this module defines: the clock (:data:`ORIGIN_US`, :data:`WINDOW_US`), event types
+(:class:`EventType`, :class:`MachineEventType`), the papers' priority classes (:data:`CLASSES`, after Reiss et al.
+and Beaumont et al. §1.1), capabilities (:data:`CAPABILITIES`, :class:`Capabilities`), the canonical tables
+(:data:`TABLES`, :func:`check_table`) and :class:`TraceFormatError`.
 
-- **the clock**: times in µs on the canonical clock, whose window ``k`` covers
-  ``[ORIGIN_US + k · WINDOW_US, ORIGIN_US + (k + 1) · WINDOW_US)``. A source shifts its own clock once so that its
-  first 5-minute window starts at :data:`ORIGIN_US` (Google 2011's trace starts at 600 s, which is where the origin
-  sits, so its times pass unchanged; a trace whose readings start at 0 s is shifted by it);
-- **event types** of an entity's or a group's life cycle (:class:`EventType`) and of a machine's
-  (:class:`MachineEventType`): each source maps its trace's codes to these;
-- **classes**: the papers' priority classes (:data:`CLASSES`, after Reiss et al. and Beaumont et al. §1.1); a
-  source maps its priorities to them (:func:`class_expr`, with the source's own mapping);
-- **capabilities** (:data:`CAPABILITIES`): what a trace may record, which an analysis may need; a source states
-  which it has in a :class:`Capabilities` record, with its units, span and coverage (what was read out of what
-  exists), and an analysis whose needs the source lacks is reported as not applicable to it;
-- **tables** (:data:`TABLES`): the canonical tables a source's rules file writes and names for the analyses
-  (usage records, entity pieces, group × window aggregates, sampled windows, group events, machine events,
-  placement events), each with its columns and the capabilities it serves; :func:`check_table` refuses one that
-  lacks a column or has another type, naming the file;
-- :class:`TraceFormatError`, the error of a trace file that does not follow its schema.
+Each in full: docs/methods.md#source-contract.
 """
 
 from __future__ import annotations

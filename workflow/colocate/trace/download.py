@@ -521,28 +521,12 @@ def download(
     """Download ``url`` to ``dest``, verified against ``sha256`` and/or the server's hashes (neither: no check),
     resumably.
 
-    The body streams to ``<dest>.part``. A dropped connection (an error mid-body
-    or fewer bytes than announced) is resumed with ``Range: bytes=N-``; a
-    server answering 200 instead of 206 restarts the file from zero. The
-    SHA-256 is computed while streaming (re-hashing the kept prefix on resume);
-    a mismatch deletes the ``.part`` and starts over. Only a complete, verified
-    file is moved to ``dest`` (atomic ``os.replace``). A leftover ``.part`` of
-    an earlier run is resumed. If ``dest`` already holds a file with the
-    expected digest, nothing is fetched.
+    The body streams to ``<dest>.part``, is resumed after a dropped connection and verified while streaming; only a
+    complete, verified file is moved to ``dest``, and a ``dest`` that already holds it is not fetched again. The call
+    gives up with :class:`DownloadError` after ``retries`` network failures without progress or ``mismatch_retries``
+    checksum mismatches; a URL that :func:`check_url` rejects raises ``ValueError``.
 
-    With ``server_hashes`` (Google Cloud Storage) every response, 200 or 206, must carry ``x-goog-hash`` with at
-    least a crc32c (else :class:`DownloadError` at once, not retried); the file is verified against its CRC32C and,
-    where given, MD5, computed as for the SHA-256. Hashes that change between two responses (the object replaced
-    mid-download) discard the ``.part`` and restart from zero. The hashes verified are written to
-    ``<dest>.x-goog-hash`` (:func:`hashes_path`) before the file is moved into place; a present ``dest`` is
-    skipped only when its bytes match that record.
-
-    Retries sleep ``backoff * 2**(n-1)`` seconds (or the server's
-    ``Retry-After``). The call gives up with :class:`DownloadError` after
-    ``mismatch_retries`` (default ``retries``) checksum mismatches, or after ``retries`` consecutive network
-    failures that did not extend the ``.part`` (an attempt that made progress
-    resets that count). HTTP 4xx other than 408/429 fails at once. A URL (or a redirect) that
-    :func:`check_url` rejects raises ``ValueError`` before anything is fetched.
+    Resumption, hashes and retries in full: docs/methods.md#downloads.
     """
     check_url(url)
     if retries < 1:
