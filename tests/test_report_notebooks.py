@@ -6,6 +6,7 @@ import copy
 from pathlib import Path
 
 import nbformat
+import pytest
 
 from colocate.report import notebooks
 
@@ -170,3 +171,37 @@ def test_the_projects_jupyter_config_goes_first_once_and_its_kernels_run_without
     assert "without encryption" not in ours.stderr and "42" in (tmp_path / "out.ipynb").read_text()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.ipynb", "t.ipynb"]  # no socket files left here
 
+
+
+def test_a_kept_notebooks_job_gives_its_files_by_name_and_position_and_its_outputs_go_elsewhere(tmp_path, monkeypatch):
+    """The kept copy's first cell (rerun_preamble) rebuilds the job without Snakemake: from a directory inside the
+    workflow's, it changes to the one holding results/<run>/, gives inputs and params as run, and sends each output
+    to a scratch directory, so a re-run never writes over the run's files."""
+    import json
+    import os
+
+    job = {"threads": 2,
+           "input": {"values": ["results/r/a.csv", "results/r/b1.csv", "results/r/b2.csv", "<workflow>/workflow/papers/x.tsv"],
+                     "names": {"a": [0, None], "b": [1, 3], "paper": [3, None]}},
+           "output": {"values": ["results/r/figures/f.png"], "names": {"figure": [0, None]}},
+           "params": {"values": [24, {"k": [1, 2]}], "names": {"long_min_records": [0, None], "experiment": [1, None]}},
+           "wildcards": {"values": [], "names": {}}}
+    (tmp_path / "results/r/notebooks").mkdir(parents=True)
+    monkeypatch.chdir(tmp_path / "results/r/notebooks")
+    snakemake = notebooks.rerun_job("r", json.loads(json.dumps(job)), scratch=str(tmp_path / "scratch"))
+    assert Path(os.getcwd()) == tmp_path.resolve()
+    assert snakemake.input.a == snakemake.input[0] == "results/r/a.csv" and snakemake.input.b == ["results/r/b1.csv", "results/r/b2.csv"]
+    assert snakemake.input.paper == str(REPO / "workflow/papers/x.tsv") and Path(snakemake.input.paper).is_file() is False
+    assert snakemake.params.long_min_records == 24 and snakemake.params.experiment == {"k": [1, 2]} and snakemake.threads == 2
+    assert snakemake.output.figure == snakemake.output[0] == str(tmp_path / "scratch/f.png")
+    with pytest.raises(AttributeError, match="the job has no 'c'"):
+        _ = snakemake.input.c
+    preamble = notebooks.rerun_preamble("r", job)
+    assert "snakemake = rerun_job('r', {'input': {'names': {'a': [0, None]," in preamble
+    scope: dict = {}
+    monkeypatch.chdir(tmp_path / "results")
+    exec(compile(preamble, "<preamble>", "exec"), scope)  # the cell as Jupyter runs it
+    assert scope["snakemake"].input.a == "results/r/a.csv" and Path(os.getcwd()) == tmp_path.resolve()
+    monkeypatch.chdir(tmp_path / "scratch")
+    with pytest.raises(FileNotFoundError, match=r"results/elsewhere/ is not in .* or a directory above it"):
+        notebooks.rerun_job("elsewhere", job)

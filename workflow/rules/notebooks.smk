@@ -50,6 +50,8 @@ rule normalise_notebook:
     params:
         # shown as <workflow> where an output names it (the run's directory as .)
         basedir=workflow.basedir,
+        # the run the kept copy's first cell finds when the notebook is re-run in Jupyter
+        run=RUN,
     log:
         f"{RESULTS}/logs/normalise_notebook/{{name}}.log",
     benchmark:

@@ -20,7 +20,8 @@ from collections.abc import Mapping, MutableMapping
 from pathlib import Path
 from typing import Any
 
-__all__ = ["PREAMBLE_NOTE", "PREAMBLE_TAG", "RUN_METADATA", "dumps", "normalise", "to_html"]
+__all__ = ["PREAMBLE_NOTE", "PREAMBLE_TAG", "RUN_METADATA", "JobValues", "dumps", "job_of", "normalise", "rerun_job",
+           "rerun_preamble", "to_html"]
 
 #: The tag Snakemake gives the cell it injects (the job's ``snakemake`` object, ``sys.path``, ``os.chdir``).
 PREAMBLE_TAG = "snakemake-job-properties"
@@ -47,21 +48,18 @@ def _replace(value: Any, paths: list[tuple[re.Pattern, str]]) -> Any:
     return value
 
 
-def normalise(nb: Mapping[str, Any], paths: Mapping[str, str] | None = None) -> dict[str, Any]:
+def normalise(nb: Mapping[str, Any], paths: Mapping[str, str] | None = None, preamble: str = PREAMBLE_NOTE) -> dict[str, Any]:
     """A copy of the executed notebook ``nb`` (nbformat 4, as a dict) without run times and absolute paths.
 
     Drops :data:`RUN_METADATA` from the notebook and from every cell; the cell tagged :data:`PREAMBLE_TAG`
-    gets the id ``snakemake-job-properties`` and :data:`PREAMBLE_NOTE` as its source. In the cells' outputs,
+    gets the id ``snakemake-job-properties`` and ``preamble`` as its source (:func:`rerun_preamble` gives one that
+    lets the kept copy re-run in Jupyter). In the cells' outputs,
     each directory of ``paths`` (absolute directory → what is shown instead, e.g. the working directory
     → ``"."``) is replaced wherever it is a whole directory (not followed by more of a file name), the
     longest first. Idempotent; the input is not modified.
     """
     out = copy.deepcopy(dict(nb))
-    pairs = [
-        (re.compile(re.escape(old.rstrip("/")) + r"(?![\w.\-])"), new.rstrip("/") or new)
-        for old, new in sorted((paths or {}).items(), key=lambda kv: -len(kv[0].rstrip("/")))
-        if old.rstrip("/")
-    ]
+    pairs = _pairs(paths or {})
     for key in RUN_METADATA:
         out.get("metadata", {}).pop(key, None)
     for cell in out.get("cells", []):
@@ -70,10 +68,19 @@ def normalise(nb: Mapping[str, Any], paths: Mapping[str, str] | None = None) -> 
             meta.pop(key, None)
         if PREAMBLE_TAG in meta.get("tags", []):
             cell["id"] = PREAMBLE_TAG
-            cell["source"] = PREAMBLE_NOTE
+            cell["source"] = preamble
         if "outputs" in cell:
             cell["outputs"] = _replace(_coalesce_streams([o for o in cell["outputs"] if not _clean_stop(o)]), pairs)
     return out
+
+
+def _pairs(paths: Mapping[str, str]) -> list[tuple[re.Pattern, str]]:
+    """Each directory of ``paths`` as a pattern matching it as a whole directory, the longest first."""
+    return [
+        (re.compile(re.escape(old.rstrip("/")) + r"(?![\w.\-])"), new.rstrip("/") or new)
+        for old, new in sorted(paths.items(), key=lambda kv: -len(kv[0].rstrip("/")))
+        if old.rstrip("/")
+    ]
 
 
 def _coalesce_streams(outputs: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -138,3 +145,92 @@ def interpreter_bin_first(environ: MutableMapping[str, str], executable: str = s
     if here not in path.split(os.pathsep):
         environ["PATH"] = os.pathsep.join([here, path]) if path else here
     return environ["PATH"]
+
+
+# ----------------------------------------------------------------------------- re-running a kept notebook
+
+#: The parts of Snakemake's job object a notebook reads, in the kept copy's stand-in preamble.
+JOB_PARTS = ("input", "output", "params", "wildcards")
+
+
+def job_of(preamble_source: str, paths: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """The job's input, output, params and wildcards from the preamble Snakemake injected (``preamble_source``, a
+    cell that unpickles the job's ``snakemake`` object): ``{part: {"values": [...], "names": {name: [start, end]}}}``
+    and ``threads``, each directory of ``paths`` replaced as :func:`normalise` does (the workflow's as
+    ``<workflow>``). Unpickles the run's own job (it needs Snakemake, as the rule that keeps the notebook has)."""
+    import ast
+    import pickle
+
+    found = re.search(r"pickle\.loads\((b'.*?')\)", preamble_source, re.S) or re.search(r'pickle\.loads\((b".*?")\)', preamble_source, re.S)
+    if found is None:
+        raise ValueError("no pickled job in the notebook's Snakemake preamble")
+    job = pickle.loads(ast.literal_eval(found.group(1)))  # noqa: S301 (the run's own job, written by Snakemake)
+    pairs = _pairs(paths or {})
+    out: dict[str, Any] = {"threads": int(job.threads)}
+    for part in JOB_PARTS:
+        values = getattr(job, part)
+        out[part] = {"values": [_replace(v if isinstance(v, (int, float, bool, type(None), list, dict)) else str(v), pairs)
+                                for v in values],
+                     "names": {n: [start, end] for n, (start, end) in getattr(values, "_names", {}).items()}}
+    return out
+
+
+def rerun_preamble(run: str, job: Mapping[str, Any]) -> str:
+    """The kept copy's first cell: it stands in for Snakemake's preamble, so the notebook re-runs in Jupyter against
+    the run's files (:func:`rerun_job`)."""
+    return (
+        "# Snakemake's preamble ran here (the copy as executed is the rule's log, logs/notebooks/). This cell stands in\n"
+        "# for it when you re-run the notebook in Jupyter, from anywhere inside the workflow's directory: it changes to\n"
+        f"# that directory and gives the job's input, params and wildcards as run {run} had them. Outputs go to a\n"
+        "# temporary directory, not over the run's files.\n"
+        "from colocate.report.notebooks import rerun_job\n\n"
+        f"snakemake = rerun_job({run!r}, {_sorted(job)!r})"
+    )
+
+
+def _sorted(value: Any) -> Any:
+    """``value`` with every dict's keys in order, so that its repr (a Python literal) is the same in every run."""
+    if isinstance(value, Mapping):
+        return {k: _sorted(value[k]) for k in sorted(value)}
+    if isinstance(value, (list, tuple)):
+        return [_sorted(v) for v in value]
+    return value
+
+
+class JobValues(list):
+    """A job's input, output, params or wildcards as a notebook reads them: by position (``[0]``) and by name
+    (``.counts``), as Snakemake's own lists."""
+
+    def __init__(self, values: list[Any], names: Mapping[str, list]) -> None:
+        super().__init__(values)
+        for name, (start, end) in names.items():
+            setattr(self, name, values[start] if end is None else values[start:end])
+
+    def __getattr__(self, name: str) -> Any:
+        raise AttributeError(f"the job has no {name!r} (it has {', '.join(sorted(self.__dict__)) or 'none named'})")
+
+
+def rerun_job(run: str, job: Mapping[str, Any], start: str | os.PathLike | None = None, scratch: str | None = None) -> Any:
+    """Snakemake's job object for re-running a kept notebook of run ``run`` (:func:`rerun_preamble`): changes to the
+    workflow's directory (``start`` or the working directory, or the nearest one above it holding ``results/<run>/``)
+    and returns the job's input, params and wildcards as run; each output is a file of the same name in ``scratch``
+    (a new temporary directory), so that a re-run never writes over the run's files."""
+    import tempfile
+    from types import SimpleNamespace
+
+    here = Path(start or os.getcwd()).resolve()
+    root = next((d for d in (here, *here.parents) if (d / "results" / run).is_dir()), None)
+    if root is None:
+        raise FileNotFoundError(f"results/{run}/ is not in {here} or a directory above it: open the notebook from "
+                                "inside the workflow's directory that holds the run")
+    os.chdir(root)
+    scratch = scratch or tempfile.mkdtemp(prefix=f"colocate-{run}-")
+    Path(scratch).mkdir(parents=True, exist_ok=True)
+    # the workflow's own files (the papers' tables) from this checkout of it: the one the package is imported from
+    workflow = str(Path(__file__).resolve().parents[3])
+    parts = {part: JobValues(_replace(list(job[part]["values"]), [(re.compile(r"^<workflow>(?=/|$)"), workflow)]),
+                             job[part]["names"]) for part in JOB_PARTS}
+    moved = [str(Path(scratch) / Path(v).name) for v in job["output"]["values"]]
+    parts["output"] = JobValues(moved, job["output"]["names"])
+    print(f"working directory {root}; outputs go to {scratch}")
+    return SimpleNamespace(**parts, threads=job.get("threads", 1), log=JobValues([], {}), scratch=scratch)
