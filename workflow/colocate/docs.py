@@ -1,15 +1,18 @@
 """The documentation's generated pages, written from the files they describe so they cannot drift.
 
 ``python -m colocate.docs`` writes them (``docs/reference/configuration.md``: every config key of
-``workflow/schemas/*.schema.yaml`` with its type, default and description); ``--check`` exits 1, naming the
+``workflow/schemas/*.schema.yaml`` with its type, default and description; ``docs/reference/outputs.md``: every
+``report(...)`` output of ``workflow/rules/*.smk`` with its path, rule and caption); ``--check`` exits 1, naming the
 page, when a committed page differs from what would be written. A test runs the same comparison.
 """
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -128,10 +131,228 @@ def configuration_reference(schemas: Path) -> str:
     return "\n".join(lines)
 
 
+# ---------------------------------------------------------------------------------------------- the outputs page
+# The rules are read as text, not run: every rule of every source is listed whatever the config's trace, and no
+# config is needed. A rule's ``output:`` section is the argument list of a call (``a=x, b=report(...), **{...}``), so
+# ``ast`` parses it; names in it (``RESULTS``, a ``*_CATEGORY``, a comprehension's ``PACKING_FIGURES``) are resolved
+# from the rule files' top-level literal assignments.
+
+_RULE = re.compile(r"^(?P<indent>[ \t]*)(?:rule|checkpoint)[ \t]+(?P<name>\w+)[ \t]*:", re.M)
+_CONSTANT = re.compile(r"^(?P<name>[A-Z][A-Z0-9_]*)[ \t]*=[ \t]*\S", re.M)
+
+
+@dataclass(frozen=True)
+class ReportOutput:
+    """One ``report(...)`` output of a rule: its path under ``results/<run>/``, the rule that writes it, where the
+    call is (rule file, line), its report category and subcategory, and its caption file."""
+
+    path: str
+    rule: str
+    rule_file: Path
+    line: int
+    category: str
+    subcategory: str | None
+    caption: Path
+
+
+class _Unresolved(Exception):
+    pass
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
+
+
+def rule_constants(texts: Mapping[Path, str]) -> dict[str, Any]:
+    """The literal values assigned at the top level of the rule files (``PACKING_CATEGORY = "..."``, a dict of
+    figure names spanning lines); an assignment whose value is not a literal is left out."""
+    out: dict[str, Any] = {}
+    for text in texts.values():
+        lines = text.splitlines()
+        for match in _CONSTANT.finditer(text):
+            first = text.count("\n", 0, match.start())
+            for end in range(first + 1, min(first + 60, len(lines)) + 1):
+                try:
+                    tree = ast.parse("\n".join(lines[first:end]))
+                except SyntaxError:
+                    continue
+                try:
+                    out[match["name"]] = ast.literal_eval(tree.body[0].value)
+                except (ValueError, TypeError, SyntaxError, AttributeError, RecursionError):
+                    pass
+                break
+    return out
+
+
+def _value(node: ast.AST, env: Mapping[str, Any]) -> Any:
+    """A literal, a known name, an f-string of them (``{RESULTS}`` kept as written, any other unknown field shown as
+    ``{field}``), or ``X.items()`` / ``.keys()`` / ``.values()`` of a known dict."""
+    if isinstance(node, ast.Constant):
+        return node.value
+    if isinstance(node, ast.Name):
+        if node.id in env:
+            return env[node.id]
+        raise _Unresolved(node.id)
+    if isinstance(node, ast.JoinedStr):
+        parts = []
+        for part in node.values:
+            if isinstance(part, ast.Constant):
+                parts.append(str(part.value))
+            elif isinstance(part.value, ast.Name) and part.value.id in env and part.value.id != "RESULTS":
+                parts.append(str(env[part.value.id]))
+            else:
+                parts.append("{" + ast.unparse(part.value) + "}")
+        return "".join(parts)
+    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and not node.args
+            and node.func.attr in ("items", "keys", "values")):
+        mapping = _value(node.func.value, env)
+        if isinstance(mapping, Mapping):
+            return list(getattr(mapping, node.func.attr)())
+    if isinstance(node, (ast.List, ast.Tuple)):
+        return [_value(e, env) for e in node.elts]
+    raise _Unresolved(ast.unparse(node))
+
+
+def _bind(target: ast.AST, value: Any) -> dict[str, Any]:
+    if isinstance(target, ast.Name):
+        return {target.id: value}
+    if isinstance(target, (ast.Tuple, ast.List)):
+        out = {}
+        for t, v in zip(target.elts, value, strict=True):
+            out |= _bind(t, v)
+        return out
+    raise _Unresolved(ast.unparse(target))
+
+
+def _report_calls(node: ast.AST, env: Mapping[str, Any]) -> Iterator[tuple[ast.Call, Mapping[str, Any]]]:
+    """Each ``report(...)`` call under ``node`` with the names bound where it is: once per item of an enclosing
+    comprehension (``**{k: report(f".../{name}.png", ...) for k, name in FIGURES.items()}``)."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "report":
+        yield node, env
+        return
+    if isinstance(node, (ast.DictComp, ast.ListComp, ast.SetComp, ast.GeneratorExp)):
+        if not any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "report"
+                   for n in ast.walk(node)):
+            return  # an input list or the like: nothing to resolve
+        if len(node.generators) != 1 or node.generators[0].ifs:
+            raise _Unresolved(ast.unparse(node))
+        gen = node.generators[0]
+        elts = [node.key, node.value] if isinstance(node, ast.DictComp) else [node.elt]
+        for item in _value(gen.iter, env):
+            bound = {**env, **_bind(gen.target, item)}
+            for elt in elts:
+                yield from _report_calls(elt, bound)
+        return
+    for child in ast.iter_child_nodes(node):
+        yield from _report_calls(child, env)
+
+
+def _sections(body: list[str], directive: str) -> Iterator[tuple[int, str]]:
+    """(index of its first line, its text) of each ``directive:`` section of a rule body's lines."""
+    for i, line in enumerate(body):
+        stripped = line.strip()
+        if not stripped.startswith(directive + ":"):
+            continue
+        indent, end = _indent(line), i + 1
+        while end < len(body) and (not body[end].strip() or _indent(body[end]) > indent):
+            end += 1
+        yield i, "\n".join([stripped[len(directive) + 1:], *body[i + 1:end]])
+
+
+def report_outputs(rules: Path) -> list[ReportOutput]:
+    """Every ``report(...)`` output of the rule files ``rules/*.smk`` (sorted by name), in the order written; a
+    comprehension's outputs in its items' order. A caption file that does not exist, or a path, caption or category
+    that is not a literal, a known name or an f-string of them, is an error naming the rule file and line."""
+    rules = Path(rules)
+    files = sorted(rules.glob("*.smk"))
+    texts = {path: path.read_text() for path in files}
+    constants = rule_constants(texts)
+    out = []
+    for path, text in texts.items():
+        lines = text.splitlines()
+        for match in _RULE.finditer(text):
+            start = text.count("\n", 0, match.start())
+            end = start + 1
+            while end < len(lines) and (not lines[end].strip() or _indent(lines[end]) > len(match["indent"])):
+                end += 1
+            for offset, section in _sections(lines[start + 1:end], "output"):
+                first = start + 1 + offset + 1  # the section's first line, counted from 1
+                try:
+                    tree = ast.parse("_(\n" + section + "\n)", mode="eval")
+                except SyntaxError as exc:
+                    raise ValueError(f"{path}:{first}: rule {match['name']}: output not parsed: {exc.msg}") from exc
+                try:
+                    calls = list(_report_calls(tree, constants))
+                except _Unresolved as exc:
+                    raise ValueError(f"{path}:{first}: rule {match['name']}: cannot read {exc} statically") from exc
+                for call, env in calls:
+                    keywords = {k.arg: k.value for k in call.keywords if k.arg}
+                    try:
+                        target = _value(call.args[0], env)
+                        caption = _value(keywords["caption"], env)
+                        category = _value(keywords["category"], env)
+                        subcategory = _value(keywords["subcategory"], env) if "subcategory" in keywords else None
+                    except (_Unresolved, KeyError, IndexError) as exc:
+                        raise ValueError(f"{path}:{first + call.lineno - 2}: rule {match['name']}: a report output needs a path, a "
+                                         f"caption and a category readable without running it ({exc})") from exc
+                    caption_file = (path.parent / caption).resolve()
+                    if not caption_file.is_file():
+                        raise ValueError(f"{path}:{first + call.lineno - 2}: rule {match['name']}: caption {caption} does not exist")
+                    out.append(ReportOutput(
+                        path=str(target).removeprefix("{RESULTS}/"), rule=match["name"], rule_file=path,
+                        line=first + call.lineno - 2, category=str(category),
+                        subcategory=None if subcategory is None else str(subcategory), caption=caption_file,
+                    ))
+    return out
+
+
+def caption_markdown(text: str) -> str:
+    """A caption's reST as Markdown prose on one line: ````x```` → ```x```, whitespace collapsed, as a table cell."""
+    return _prose(re.sub(r"``(.+?)``", r"`\1`", text))
+
+
+def outputs_reference(repo: Path) -> str:
+    """The outputs page: per report category (in the order the categories first appear in the rule files, sorted
+    by name), a table of each report output's path under ``results/<run>/``, the rule that writes it and its
+    caption; the outputs of one rule that share a caption share a row."""
+    repo = Path(repo)
+    outputs = report_outputs(repo / "workflow/rules")
+    categories: dict[str, list[ReportOutput]] = {}
+    for o in outputs:
+        categories.setdefault(o.category, []).append(o)
+    lines = [
+        "# Every figure and table",
+        "",
+        "<!-- generated by `python -m colocate.docs` from workflow/rules/*.smk and workflow/report/*.rst; do not edit -->",
+        "",
+        f"Every output the rules register for the HTML report (`snakemake --report`), {len(outputs)} in all, generated",
+        "from the `report(...)` outputs of `workflow/rules/*.smk` and their captions in `workflow/report/*.rst`. Paths",
+        "are relative to the run's directory, `results/<run>/`; `{name}` is a wildcard. Every trace source's rules are",
+        "listed: a run makes those of its source and of the analyses its trace supports. One section per report",
+        "category, in the order the categories first appear in the rule files (sorted by name); within one, the rule",
+        "files' order. Which paper item each output reproduces: [Outputs](../outputs.md#figures-and-tables).",
+        "",
+    ]
+    for category, members in categories.items():
+        lines += [f"## {_prose(category)}", "", "| output | rule | caption |", "|---|---|---|"]
+        rows: dict[tuple[str, Path], list[ReportOutput]] = {}
+        for o in members:
+            rows.setdefault((o.rule, o.caption), []).append(o)
+        for (rule, caption), group in rows.items():
+            paths = "<br>".join(f"`{o.path}`" + (f" ({_prose(o.subcategory)})" if o.subcategory else "") for o in group)
+            where = f"`{rule}` (`{group[0].rule_file.name}`)"
+            lines.append(f"| {paths} | {where} | {caption_markdown(caption.read_text())} |")
+        lines.append("")
+    return "\n".join(lines)
+
+
 def pages(repo: Path) -> dict[Path, Callable[[], str]]:
     """Each generated page (under ``repo``) and the function that writes its text."""
     repo = Path(repo)
-    return {repo / "docs/reference/configuration.md": lambda: configuration_reference(repo / "workflow/schemas")}
+    return {
+        repo / "docs/reference/configuration.md": lambda: configuration_reference(repo / "workflow/schemas"),
+        repo / "docs/reference/outputs.md": lambda: outputs_reference(repo),
+    }
 
 
 def main(argv: Sequence[str] | None = None) -> int:
