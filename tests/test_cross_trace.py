@@ -63,6 +63,19 @@ def test_every_compared_claim_is_in_the_papers_tables():
     assert {claim for claim, _ in cross_trace.COMPARED} <= ids
 
 
+def test_the_figure_of_a_run_that_measured_none_of_the_quantities_is_drawn_empty():
+    """A trace whose analyses measured none of the compared quantities (the Azure V1 head files): an empty table, or
+    rows without a finite ratio, give an empty figure, not an error."""
+    from colocate.figures.cross_trace import cross_trace_figure
+
+    empty = pl.DataFrame(schema=cross_trace.COLUMNS)
+    no_ratio = pl.DataFrame({"quantity": ["a"], "unit": [""], "paper_google_2011": [0.0], "trace": ["Z"], "run": ["z"],
+                             "value": [1.0], "over_paper": [None]}, schema=cross_trace.COLUMNS)
+    for table in (empty, no_ratio):
+        ax = cross_trace_figure(table).axes[0]
+        assert not ax.collections  # no dots
+
+
 def test_the_figure_places_each_run_at_its_ratio_to_the_paper():
     from colocate.figures.cross_trace import cross_trace_figure
 

@@ -236,11 +236,19 @@ def test_summary_renders_the_parts_and_lists_the_analyses_that_lacked_data(tmp_p
     inputs = {"parts": [parts / n for n in ("packing.csv", "periodicity.csv", "placement.csv")],
               "outputs": [outputs / n for n in ("spectra.png", "table.csv", "result.parquet")],
               "sections": [tmp_path / "cross.md"], "capabilities": tmp_path / "capabilities.json",
-              "claims": sorted(PAPERS.glob("*.tsv")), "causes": sorted((PAPERS / "causes").glob("*.md"))}
-    rulescript.call(rulescript.load(SCRIPTS / "summary.py"), inputs=inputs, outputs={"table": csv, "page": md}, params={"run": "synthetic-tiny", "synthetic": True, "another_trace": None},
+              "claims": sorted(PAPERS.glob("*.tsv")), "causes": sorted((PAPERS / "causes").glob("*.md")),
+              "series": [tmp_path / "series_coverage.csv"]}
+    pl.DataFrame({"tasks": [4], "windows_spanned": [10], "windows_present": [8], "share_pooled": [0.8],
+                  "share_median": [0.75], "share_p10": [0.5], "complete": [0.25]}).write_csv(inputs["series"][0])
+    rulescript.call(rulescript.load(SCRIPTS / "summary.py"), inputs=inputs, outputs={"table": csv, "page": md},
+                    params={"run": "synthetic-tiny", "synthetic": True, "another_trace": None, "scale": "tiny",
+                            "settings": [["scale", "tiny", "default"]]},
                     log=tmp_path / "summary.log")
     text = md.read_text()
     assert "Run: `synthetic-tiny`" in text
+    # the settings changed from the defaults, then what was read with the series' coverage
+    assert text.index("- `scale`: `\"tiny\"` (default `\"default\"`)") < text.index("## What this run read")
+    assert "The 4 long tasks' series hold 80.0% of the five-minute windows" in text
     assert text.index("## What this run read") < text.index("## Agreement") and "| task_usage | 3 of 3 | 0–2 |" in text
     # the parts in order, numbers to 4 significant digits; the status part is not a section
     assert text.index("## Stochastic packing") < text.index("## Placement") < text.index("## Analyses this trace cannot support")

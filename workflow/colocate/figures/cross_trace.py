@@ -22,9 +22,10 @@ def cross_trace_figure(table: pl.DataFrame, title: str = "The same quantities ac
     runs = labels.unique(maintain_order=True).to_list()
     band = 0.7 / max(len(runs), 1)  # a quantity's band is 0.7 high; each run its line within it
     long = table.with_columns(label=labels).filter(pl.col("over_paper").is_finite() & (pl.col("over_paper") > 0))
-    long = long.with_columns(
-        y=pl.col("quantity").replace_strict(quantities, range(len(quantities)), return_dtype=pl.Float64)
-        + (pl.col("label").replace_strict(runs, range(len(runs)), return_dtype=pl.Float64) - (len(runs) - 1) / 2) * band)
+    if long.height:  # (polars types an empty mapping's result as the input's: only map rows there are)
+        long = long.with_columns(
+            y=pl.col("quantity").replace_strict(quantities, range(len(quantities)), return_dtype=pl.Float64)
+            + (pl.col("label").replace_strict(runs, range(len(runs)), return_dtype=pl.Float64) - (len(runs) - 1) / 2) * band)
     fig, ax = plt.subplots(figsize=(8, 0.3 * max(len(quantities), 4) * max(1.5, len(runs) / 2) + 1.5))
     if long.height:
         sns.scatterplot(data=long.to_pandas(), x="over_paper", y="y", hue="label", style="label", hue_order=runs,
