@@ -52,3 +52,9 @@ rule all:
     input:
         all_targets(),
     default_target: True
+
+
+# On a cluster a job also runs Snakemake itself around the rule's script, and the cluster counts it against the
+# job's memory limit: every rule's mem_mb (the script's own peak) gains cluster.job_overhead_mb there.
+add_memory(workflow.rules, config["cluster"]["job_overhead_mb"], applies=lambda: workflow.non_local_exec)
+

@@ -210,6 +210,22 @@ def size_mb(files):
     return sum(os.stat(f).st_size for f in files) / 2**20  # a missing one: FileNotFoundError, the resource is <TBD>
 
 
+def add_memory(rules, mb, applies):
+    """Add ``mb`` to the ``mem_mb`` of every rule that declares one, where ``applies()`` is true when a job's
+    resources are evaluated (the executor is chosen after the Snakefile is read)."""
+
+    def plus(declared):
+        def mem_mb(*args, **kwargs):  # Snakemake passes every argument to a function taking **kwargs
+            value = declared.evaluate(*args, **kwargs).value
+            return value + mb if applies() and isinstance(value, int) else value  # an unknown input size stays TBD
+
+        return mem_mb
+
+    for each in rules:
+        if "mem_mb" in each.resources:
+            each.resources["mem_mb"] = plus(each.resources["mem_mb"])
+
+
 def fitted_mem(base, per_mb=0.0, share=1.0):
     """``resources.mem_mb`` from the job's input size: ``base`` MB plus ``per_mb`` per MB of its input files, times
     ``share`` (the part one job reads, e.g. 1 / B of every map output).
