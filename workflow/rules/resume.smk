@@ -40,6 +40,40 @@ def _remove_stale_lock():
         + ", ".join(pid for _, pid in recorded)
         + f" on {host}, no longer running); resuming"
     )
+    _wait_for_cluster_jobs_of_the_killed_run()
+
+
+def _wait_for_cluster_jobs_of_the_killed_run():
+    """Jobs the killed run submitted to Slurm run on: wait for them before planning. A job that completes records its
+    outputs itself (its own Snakemake, inside the job), so the resumed run neither submits it again nor loses it; one
+    that fails leaves its outputs incomplete, and rerun-incomplete redoes it. (Snakemake notes each submitted job's
+    Slurm id in the output's incomplete marker.)"""
+    import json
+    import shutil
+    import subprocess
+    import time
+
+    markers = Path(".snakemake") / "incomplete"
+    ids = set()
+    for marker in markers.glob("*") if markers.is_dir() else []:
+        try:
+            ids.add(str(json.loads(marker.read_text() or "{}").get("external_jobid") or ""))
+        except (OSError, ValueError):
+            continue
+    ids.discard("")
+    if not ids or shutil.which("squeue") is None:
+        return
+    told = 0.0
+    while True:
+        live = subprocess.run(["squeue", "-h", "--me", "-t", "PD,R,CG,CF,S", "-o", "%i"], capture_output=True, text=True)
+        waiting = sorted(ids & set(live.stdout.split())) if live.returncode == 0 else []
+        if not waiting:
+            return
+        if time.monotonic() - told > 60:
+            logger.warning(f"colocate: waiting for the Slurm jobs the killed run submitted ({', '.join(waiting)}) to "
+                           "end, so that none is submitted twice")
+            told = time.monotonic()
+        time.sleep(2)
 
 
 def _owner_file():
@@ -78,5 +112,19 @@ onsuccess:
     _end_of_run()
 
 
+def _report_memory_kills():
+    """On a cluster, name each rule whose job Slurm killed over its memory, with the limit (colocate.cluster)."""
+    from colocate.cluster import memory_kill_message, memory_kills
+
+    logs = Path(".snakemake") / "slurm_logs"
+    if not workflow.non_local_exec or not logs.is_dir():
+        return
+    started = _owner_file().stat().st_mtime if _owner_file().exists() else 0.0  # this run's start (onstart)
+    recent = [(p, p.read_text(errors="replace")) for p in logs.rglob("*.log") if p.stat().st_mtime >= started]
+    for kill in memory_kills(recent):
+        logger.error(memory_kill_message(kill, config["cluster"]["job_overhead_mb"]))
+
+
 onerror:
+    _report_memory_kills()
     _end_of_run()
