@@ -278,19 +278,34 @@ def test_written_lines_quote_int64s_nest_records_and_leave_nulls_out(tmp_path):
     assert path.read_bytes() == first  # deterministic bytes (gzip mtime 0)
 
 
-@given(n=st.integers(1, 5), rows=st.integers(0, 60), seed=st.integers(0, 2**16))
-def test_scatter_deals_every_row_once_in_blocks_not_in_time_order(n, rows, seed):
+@given(n=st.integers(1, 5), rows=st.integers(0, 60), seed=st.integers(0, 2**16), loose=st.sampled_from([0.0, 0.25, 1.0]))
+def test_scatter_deals_every_row_once_in_blocks_not_in_time_order(n, rows, seed, loose):
     import numpy as np
 
     df = pl.DataFrame({"t": np.arange(rows) * 7, "i": np.arange(rows)})
-    shards = g.scatter(df, "t", n, np.random.default_rng(seed))
+    shards = g.scatter(df, "t", n, np.random.default_rng(seed), loose=loose)
     assert len(shards) == n
     assert sorted(pl.concat(shards)["i"].to_list()) == list(range(rows))
-    again = g.scatter(df, "t", n, np.random.default_rng(seed))
+    again = g.scatter(df, "t", n, np.random.default_rng(seed), loose=loose)
     assert all(a.equals(b) for a, b in zip(shards, again))  # seeded
-    for shard in shards:  # a shard is a few runs of consecutive rows
+    for shard in shards:  # rows of a block in time order; without loose rows, a shard is a few runs of consecutive rows
         runs = 1 + sum(1 for a, b in zip(shard["i"], shard["i"][1:]) if b != a + 1)
-        assert shard.height == 0 or runs <= 3
+        assert shard.height == 0 or loose > 0 or runs <= 3
+
+
+def test_scatter_splits_the_rows_of_a_time_across_shards():
+    """The trace's shards are not stretches of time: the rows of one window (here, of one time) are in several
+    shards, so that only a reduce over every shard gives a window's aggregates. Without loose rows, none is split."""
+    import numpy as np
+
+    df = pl.DataFrame({"t": np.repeat(np.arange(200), 10), "i": np.arange(2000)})
+    split = lambda shards: pl.concat([s.with_columns(pl.lit(k).alias("shard")) for k, s in enumerate(shards)]).group_by(  # noqa: E731
+        "t").agg(pl.col("shard").n_unique())["shard"]
+    assert (split(g.scatter(df, "t", 3, np.random.default_rng(4), loose=0)) == 1).all()
+    shares = split(g.scatter(df, "t", 3, np.random.default_rng(4)))
+    assert 0.5 < (shares > 1).mean() < 1  # most times' rows in two or three shards, at the default share
+    with pytest.raises(ValueError, match="loose must be in"):
+        g.scatter(df, "t", 3, np.random.default_rng(4), loose=1.5)
 
 
 def test_the_shards_of_a_large_table_are_not_time_ordered():

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import os
 from pathlib import Path
 
 import nbformat
@@ -146,7 +147,6 @@ def test_the_interpreter_s_bin_directory_goes_first_on_path_once():
 def test_the_projects_jupyter_config_goes_first_once_and_its_kernels_run_without_the_tcp_warning(tmp_path):
     """ipykernel warns "Kernel is running over TCP without encryption" on every notebook of every run; with the
     project's nbconvert config first on JUPYTER_CONFIG_PATH the kernel runs over IPC and says nothing."""
-    import os
     import subprocess
     import sys
 
@@ -173,35 +173,64 @@ def test_the_projects_jupyter_config_goes_first_once_and_its_kernels_run_without
 
 
 
-def test_a_kept_notebooks_job_gives_its_files_by_name_and_position_and_its_outputs_go_elsewhere(tmp_path, monkeypatch):
-    """The kept copy's first cell (rerun_preamble) rebuilds the job without Snakemake: from a directory inside the
-    workflow's, it changes to the one holding results/<run>/, gives inputs and params as run, and sends each output
-    to a scratch directory, so a re-run never writes over the run's files."""
-    import json
-    import os
+RERUN_JOB = {"threads": 2,
+             "input": {"values": ["results/r/a.csv", "results/r/b1.csv", "results/r/b2.csv", "<workflow>/workflow/papers/x.tsv"],
+                       "names": {"a": [0, None], "b": [1, 3], "paper": [3, None]}},
+             "output": {"values": ["results/r/figures/f.png"], "names": {"figure": [0, None]}},
+             "params": {"values": [24, {"k": [1, 2]}], "names": {"long_min_records": [0, None], "experiment": [1, None]}},
+             "wildcards": {"values": [], "names": {}}}
 
-    job = {"threads": 2,
-           "input": {"values": ["results/r/a.csv", "results/r/b1.csv", "results/r/b2.csv", "<workflow>/workflow/papers/x.tsv"],
-                     "names": {"a": [0, None], "b": [1, 3], "paper": [3, None]}},
-           "output": {"values": ["results/r/figures/f.png"], "names": {"figure": [0, None]}},
-           "params": {"values": [24, {"k": [1, 2]}], "names": {"long_min_records": [0, None], "experiment": [1, None]}},
-           "wildcards": {"values": [], "names": {}}}
-    (tmp_path / "results/r/notebooks").mkdir(parents=True)
-    monkeypatch.chdir(tmp_path / "results/r/notebooks")
-    snakemake = notebooks.rerun_job("r", json.loads(json.dumps(job)), scratch=str(tmp_path / "scratch"))
-    assert Path(os.getcwd()) == tmp_path.resolve()
+
+def test_the_run_root_is_found_walking_up_from_a_nested_directory(tmp_path):
+    (tmp_path / "wf/results/r/notebooks/deeper").mkdir(parents=True)
+    (tmp_path / "wf/results/other").mkdir()
+    assert notebooks.find_run_root(tmp_path / "wf/results/r/notebooks/deeper", "r") == (tmp_path / "wf").resolve()
+    assert notebooks.find_run_root(tmp_path / "wf", "r") == (tmp_path / "wf").resolve()
+    assert notebooks.find_run_root(str(tmp_path / "wf/results"), "other") == (tmp_path / "wf").resolve()
+
+
+def test_a_run_root_not_found_is_an_error_naming_the_run(tmp_path):
+    (tmp_path / "wf/results/r/notebooks").mkdir(parents=True)
+    with pytest.raises(FileNotFoundError, match=r"results/elsewhere/ is not in .*notebooks or a directory above it"):
+        notebooks.find_run_root(tmp_path / "wf/results/r/notebooks", "elsewhere")
+
+
+def test_a_kept_notebooks_job_gives_its_files_by_name_and_position_and_its_outputs_go_elsewhere(tmp_path):
+    """job_values rebuilds the job without Snakemake: inputs and params as run, by name and by position; each output
+    in the scratch directory, so a re-run never writes over the run's files. It changes nothing on disk."""
+    import json
+
+    before = os.getcwd()
+    snakemake = notebooks.job_values(json.loads(json.dumps(RERUN_JOB)), tmp_path / "scratch", workflow="/wf")
+    assert os.getcwd() == before and list(tmp_path.iterdir()) == []
     assert snakemake.input.a == snakemake.input[0] == "results/r/a.csv" and snakemake.input.b == ["results/r/b1.csv", "results/r/b2.csv"]
-    assert snakemake.input.paper == str(REPO / "workflow/papers/x.tsv") and Path(snakemake.input.paper).is_file() is False
+    assert snakemake.input.paper == "/wf/workflow/papers/x.tsv"
+    assert notebooks.job_values(RERUN_JOB, "s").input.paper == str(REPO / "workflow/papers/x.tsv")  # this checkout's
     assert snakemake.params.long_min_records == 24 and snakemake.params.experiment == {"k": [1, 2]} and snakemake.threads == 2
     assert snakemake.output.figure == snakemake.output[0] == str(tmp_path / "scratch/f.png")
+    assert snakemake.scratch == str(tmp_path / "scratch") and snakemake.log == [] and snakemake.wildcards == []
     with pytest.raises(AttributeError, match="the job has no 'c'"):
         _ = snakemake.input.c
-    preamble = notebooks.rerun_preamble("r", job)
-    assert "snakemake = rerun_job('r', {'input': {'names': {'a': [0, None]," in preamble
+
+
+def test_a_kept_notebooks_first_cell_changes_to_the_run_root_and_sends_outputs_to_scratch(tmp_path, monkeypatch, capsys):
+    """The cell rerun_preamble writes, run as Jupyter runs it from inside the workflow's directory: it changes to
+    the directory holding results/<run>/, makes a scratch directory for the outputs and prints both."""
+    (tmp_path / "results/r/notebooks").mkdir(parents=True)
+    preamble = notebooks.rerun_preamble("r", RERUN_JOB)
+    assert "snakemake = job_values({'input': {'names': {'a': [0, None]," in preamble
+    monkeypatch.chdir(tmp_path / "results/r/notebooks")
     scope: dict = {}
-    monkeypatch.chdir(tmp_path / "results")
     exec(compile(preamble, "<preamble>", "exec"), scope)  # the cell as Jupyter runs it
-    assert scope["snakemake"].input.a == "results/r/a.csv" and Path(os.getcwd()) == tmp_path.resolve()
-    monkeypatch.chdir(tmp_path / "scratch")
-    with pytest.raises(FileNotFoundError, match=r"results/elsewhere/ is not in .* or a directory above it"):
-        notebooks.rerun_job("elsewhere", job)
+    snakemake = scope["snakemake"]
+    assert Path(os.getcwd()) == tmp_path.resolve() and snakemake.input.a == "results/r/a.csv"
+    scratch = Path(snakemake.scratch)
+    try:
+        assert scratch.is_dir() and scratch.name.startswith("colocate-r-") and not scratch.is_relative_to(tmp_path)
+        assert snakemake.output.figure == str(scratch / "f.png")
+        assert capsys.readouterr().out == f"working directory {tmp_path.resolve()}; outputs go to {scratch}\n"
+    finally:
+        scratch.rmdir()
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(FileNotFoundError, match=r"results/elsewhere/ is not in"):
+        exec(compile(notebooks.rerun_preamble("elsewhere", RERUN_JOB), "<preamble>", "exec"), {})

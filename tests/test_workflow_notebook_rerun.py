@@ -14,7 +14,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from wfutil import REPO
+from wfutil import REPO, page_activation, shell, venv_checkout
 
 pytestmark = pytest.mark.workflow
 
@@ -46,11 +46,18 @@ def test_every_kept_notebook_re_runs_from_its_directory_without_touching_the_run
 
 
 def test_the_docs_command_re_runs_a_kept_notebook(tiny_run, tmp_path):
-    """docs/outputs.md's command, verbatim but for the run (the tiny one) and the output's place."""
-    (command,) = re.findall(r"^cd results/\S+/notebooks && jupyter nbconvert .*$", (REPO / "docs/outputs.md").read_text(), re.M)
+    """docs/outputs.md's command, verbatim but for the run (the tiny one) and the output's place, as a user runs it:
+    in a shell without the venv on PATH but for the activation the page states or inherits (wfutil.shell), from a
+    checkout-like directory whose results/ is the tiny run's."""
+    page = REPO / "docs/outputs.md"
+    text = page.read_text()
+    (command,) = re.findall(r"^cd results/\S+/notebooks && jupyter nbconvert .*$", text, re.M)
+    activation = page_activation(page, text.index(command))
     command = command.replace("synthetic-default", "synthetic-tiny").replace("/tmp/01.ipynb", str(tmp_path / "01.ipynb"))
-    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
-           "JUPYTER_CONFIG_PATH": str(REPO / "workflow/jupyter")}
-    done = subprocess.run(["bash", "-c", command], cwd=tiny_run, env=env, capture_output=True, text=True, timeout=600)
+    work = tmp_path / "checkout"
+    work.mkdir()
+    (work / "results").symlink_to(tiny_run / "results", target_is_directory=True)
+    venv_checkout(work)
+    done = shell(f"{activation}\n{command}" if activation else command, work)
     assert done.returncode == 0, done.stderr[-2000:]
     assert "task_lengths" in (tmp_path / "01.ipynb").read_text()

@@ -1,6 +1,7 @@
 """Write the synthetic model (colocate.trace.synth) in the Google 2019 trace's format: its JSON-lines shards, not
-time-ordered (colocate.sources.google2019.scatter), and a SHA256SUM. Written into a temporary directory next to the
-output and moved into place only when complete, so a failure leaves no partial trace."""
+time-ordered and a window's rows split across them (colocate.sources.google2019.scatter), and a SHA256SUM. Written
+into a temporary directory next to the output and moved into place only when complete, so a failure leaves no
+partial trace."""
 import hashlib
 import os
 import shutil

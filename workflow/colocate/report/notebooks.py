@@ -20,8 +20,8 @@ from collections.abc import Mapping, MutableMapping
 from pathlib import Path
 from typing import Any
 
-__all__ = ["PREAMBLE_NOTE", "PREAMBLE_TAG", "RUN_METADATA", "JobValues", "dumps", "job_of", "normalise", "rerun_job",
-           "rerun_preamble", "to_html"]
+__all__ = ["PREAMBLE_NOTE", "PREAMBLE_TAG", "RUN_METADATA", "JobValues", "dumps", "find_run_root", "job_of",
+           "job_values", "normalise", "rerun_preamble", "to_html"]
 
 #: The tag Snakemake gives the cell it injects (the job's ``snakemake`` object, ``sys.path``, ``os.chdir``).
 PREAMBLE_TAG = "snakemake-job-properties"
@@ -177,14 +177,21 @@ def job_of(preamble_source: str, paths: Mapping[str, str] | None = None) -> dict
 
 def rerun_preamble(run: str, job: Mapping[str, Any]) -> str:
     """The kept copy's first cell: it stands in for Snakemake's preamble, so the notebook re-runs in Jupyter against
-    the run's files (:func:`rerun_job`)."""
+    the run's files. The cell does what the library does not: it changes directory, makes the scratch directory
+    and prints both (:func:`find_run_root`, :func:`job_values`)."""
     return (
         "# Snakemake's preamble ran here (the copy as executed is the rule's log, logs/notebooks/). This cell stands in\n"
         "# for it when you re-run the notebook in Jupyter, from anywhere inside the workflow's directory: it changes to\n"
         f"# that directory and gives the job's input, params and wildcards as run {run} had them. Outputs go to a\n"
         "# temporary directory, not over the run's files.\n"
-        "from colocate.report.notebooks import rerun_job\n\n"
-        f"snakemake = rerun_job({run!r}, {_sorted(job)!r})"
+        "import os\n"
+        "import tempfile\n\n"
+        "from colocate.report.notebooks import find_run_root, job_values\n\n"
+        f"root = find_run_root(os.getcwd(), {run!r})\n"
+        "os.chdir(root)\n"
+        f"scratch = tempfile.mkdtemp(prefix={f'colocate-{run}-'!r})\n"
+        'print(f"working directory {root}; outputs go to {scratch}")\n'
+        f"snakemake = job_values({_sorted(job)!r}, scratch)"
     )
 
 
@@ -210,27 +217,29 @@ class JobValues(list):
         raise AttributeError(f"the job has no {name!r} (it has {', '.join(sorted(self.__dict__)) or 'none named'})")
 
 
-def rerun_job(run: str, job: Mapping[str, Any], start: str | os.PathLike | None = None, scratch: str | None = None) -> Any:
-    """Snakemake's job object for re-running a kept notebook of run ``run`` (:func:`rerun_preamble`): changes to the
-    workflow's directory (``start`` or the working directory, or the nearest one above it holding ``results/<run>/``)
-    and returns the job's input, params and wildcards as run; each output is a file of the same name in ``scratch``
-    (a new temporary directory), so that a re-run never writes over the run's files."""
-    import tempfile
-    from types import SimpleNamespace
-
-    here = Path(start or os.getcwd()).resolve()
+def find_run_root(start: str | os.PathLike, run: str) -> Path:
+    """The directory holding ``results/<run>/``: ``start`` (resolved) or the nearest one above it. A kept notebook
+    re-runs from its own directory, below the workflow's."""
+    here = Path(start).resolve()
     root = next((d for d in (here, *here.parents) if (d / "results" / run).is_dir()), None)
     if root is None:
         raise FileNotFoundError(f"results/{run}/ is not in {here} or a directory above it: open the notebook from "
                                 "inside the workflow's directory that holds the run")
-    os.chdir(root)
-    scratch = scratch or tempfile.mkdtemp(prefix=f"colocate-{run}-")
-    Path(scratch).mkdir(parents=True, exist_ok=True)
-    # the workflow's own files (the papers' tables) from this checkout of it: the one the package is imported from
-    workflow = str(Path(__file__).resolve().parents[3])
+    return root
+
+
+#: The workflow's own files (the papers' tables) from this checkout of it: the one the package is imported from.
+WORKFLOW = str(Path(__file__).resolve().parents[3])
+
+
+def job_values(job: Mapping[str, Any], scratch: str | os.PathLike, workflow: str = WORKFLOW) -> Any:
+    """Snakemake's job object for re-running a kept notebook (:func:`rerun_preamble`), from ``job`` as
+    :func:`job_of` gives it: input, params and wildcards as run (``<workflow>`` as ``workflow``); each output a file
+    of the same name in ``scratch``, so that a re-run never writes over the run's files."""
+    from types import SimpleNamespace
+
     parts = {part: JobValues(_replace(list(job[part]["values"]), [(re.compile(r"^<workflow>(?=/|$)"), workflow)]),
                              job[part]["names"]) for part in JOB_PARTS}
     moved = [str(Path(scratch) / Path(v).name) for v in job["output"]["values"]]
     parts["output"] = JobValues(moved, job["output"]["names"])
-    print(f"working directory {root}; outputs go to {scratch}")
-    return SimpleNamespace(**parts, threads=job.get("threads", 1), log=JobValues([], {}), scratch=scratch)
+    return SimpleNamespace(**parts, threads=job.get("threads", 1), log=JobValues([], {}), scratch=str(scratch))

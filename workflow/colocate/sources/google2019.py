@@ -511,18 +511,28 @@ def write_json_lines(df: pl.DataFrame, path: str | Path, compresslevel: int = 2)
     tmp.replace(path)
 
 
-def scatter(df: pl.DataFrame, time: str, n: int, rng: np.random.Generator, blocks_per_shard: int = 3) -> list[pl.DataFrame]:
+#: The share of rows :func:`scatter` deals one by one, apart from the blocks of time: it splits windows across shards.
+LOOSE_ROWS = 0.25
+
+
+def scatter(df: pl.DataFrame, time: str, n: int, rng: np.random.Generator, blocks_per_shard: int = 3,
+            loose: float = LOOSE_ROWS) -> list[pl.DataFrame]:
     """Rows in time order cut into ``n`` shards that are not time-ordered, as the trace's: ``n ·
     blocks_per_shard`` consecutive blocks of equal span in ``time``, dealt to the shards in a random order, so that
-    each shard holds a few stretches from across the span (its first row may be late in it)."""
+    each shard holds a few stretches from across the span (its first row may be late in it); and a share ``loose``
+    of the rows, drawn at random, each dealt to a shard drawn for it, so that a shard also holds rows from anywhere
+    in the span and the rows of one window (a job's tasks in it) are in several shards, as in the trace."""
     if n < 1:
         raise ValueError(f"shard count must be ≥ 1, got {n}")
+    if not 0 <= loose <= 1:
+        raise ValueError(f"loose must be in [0, 1], got {loose}")
     k = n * blocks_per_shard
     t = df[time].to_numpy()
     lo, hi = (int(t.min()), int(t.max()) + 1) if t.size else (0, 1)
     block = np.minimum((t - lo) * k // max(hi - lo, 1), k - 1)
     owner = rng.permutation(k) % n  # block b goes to shard owner[b]
-    tagged = df.with_columns(pl.Series("_block", block), pl.Series("_shard", owner[block]))
+    shard = np.where(rng.random(t.size) < loose, rng.integers(0, n, t.size), owner[block])
+    tagged = df.with_columns(pl.Series("_block", block), pl.Series("_shard", shard))
     order = {b: i for i, b in enumerate(rng.permutation(k))}  # the blocks' order within a shard
     return [tagged.filter(pl.col("_shard") == s).sort(pl.col("_block").replace_strict(order), maintain_order=True)
             .drop("_block", "_shard") for s in range(n)]
