@@ -163,7 +163,7 @@ def main() -> None:
     unknown = sorted(set(args.runs or ()) - set(commands))
     if unknown:
         sys.exit(f"no README.md run makes {', '.join(unknown)}; it shows {', '.join(commands)}")
-    chosen = {n: c for n, c in commands.items() if not args.runs or n in args.runs}
+    chosen = {n: commands[n] for n in args.runs or commands}  # in the order asked
     if args.tests:
         chosen["tests"] = test_command(readme)
 
