@@ -10,8 +10,9 @@ The clone's ``.venv`` links to the environment running this benchmark, and PYTHO
 
 References measured in the same run, in the same shell: ``python -c pass`` and Snakemake's bare start-up
 (``snakemake --version``), each the best of three. Printed per command: its wall time, the ratio to Snakemake's
-start-up, and its peak RSS (the largest single process of the command's tree, from ``wait4``). First comes the
-machine (CPU model, cores, memory) and its load average, as other work may share it.
+start-up, its CPU time (user + system, over the command's process tree: what other work on the machine changes
+least) and its peak RSS (the largest single process of the tree), both from ``wait4``, and the load average when it
+ended. First come the machine (CPU model, cores, memory) and its load average, as other work may share it.
 
     python bench/stated_times.py [--runs synthetic-tiny sample-default synthetic-default] [--tests] [--workdir DIR]
 """
@@ -33,7 +34,8 @@ from timing import parse_args
 
 REPO = Path(__file__).resolve().parents[1]
 
-#: Run ``bash -c SCRIPT`` from ``CWD``, then print its wall seconds, exit code and peak RSS (MB) of its process tree.
+#: Run ``bash -c SCRIPT`` from ``CWD``, then print its wall seconds, exit code, peak RSS (MB) and CPU seconds (user +
+#: system) of its process tree.
 _WRAP = """
 import os, subprocess, sys, time
 script, cwd, log = sys.argv[1:4]
@@ -41,7 +43,8 @@ t = time.perf_counter()
 with open(log, "w") as out:
     proc = subprocess.Popen(["bash", "-c", script], cwd=cwd, stdout=out, stderr=subprocess.STDOUT)
     _, status, usage = os.wait4(proc.pid, 0)
-print(time.perf_counter() - t, os.waitstatus_to_exitcode(status), usage.ru_maxrss / 1024)
+print(time.perf_counter() - t, os.waitstatus_to_exitcode(status), usage.ru_maxrss / 1024,
+      usage.ru_utime + usage.ru_stime)
 """
 
 
@@ -120,14 +123,14 @@ def fresh_clone(dest: Path, commit: str) -> Path:
     return dest
 
 
-def timed(script: str, cwd: Path, log: Path) -> tuple[float, int, float]:
-    """``bash -c script`` from ``cwd`` (output to ``log``): wall seconds, exit code, peak RSS in MB."""
+def timed(script: str, cwd: Path, log: Path) -> tuple[float, int, float, float]:
+    """``bash -c script`` from ``cwd`` (output to ``log``): wall seconds, exit code, peak RSS in MB, CPU seconds."""
     env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONPATH")}
     env.update(PATH=clean_path(), PYTHONPATH=str(cwd / "workflow"))
     res = subprocess.run([sys.executable, "-c", _WRAP, script, str(cwd), str(log)], env=env, capture_output=True,
                          text=True, check=True)
-    wall, code, rss = res.stdout.split()
-    return float(wall), int(code), float(rss)
+    wall, code, rss, cpu = res.stdout.split()
+    return float(wall), int(code), float(rss), float(cpu)
 
 
 def activated(command: str) -> str:
@@ -185,12 +188,12 @@ def main() -> None:
             clone = root / name
             shutil.rmtree(clone, ignore_errors=True)
             fresh_clone(clone, commit)
-            wall, code, rss = timed(activated(command), clone, root / f"{name}.log")
+            wall, code, rss, cpu = timed(activated(command), clone, root / f"{name}.log")
             if code:
                 tail = (root / f"{name}.log").read_text(errors="replace")[-3000:]
                 sys.exit(f"{name}: {command} failed (exit {code}); its log, {root / f'{name}.log'}, ends:\n{tail}")
             print(f"{name:19s} {wall:8.1f} s = {minutes(wall):>12s}  ×{wall / startup:6.0f} snakemake start-up  "
-                  f"peak RSS {rss:6.0f} MB   {command}")
+                  f"CPU {cpu:7.0f} s  peak RSS {rss:6.0f} MB  load {load()}   {command}")
     finally:
         print(f"load      {load()} (1, 5, 15 min) at the end")
         if not args.workdir:
