@@ -89,7 +89,7 @@ def main() -> None:
     ap.add_argument("--slots", type=int, default=44, help="slots of the sample tiled (a real file: ~44)")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--keep", type=Path, help="build the file here (reused if it exists)")
-    args = ap.parse_args()
+    args = timing.parse_args(ap)
     if not SAMPLE.exists():
         sys.exit(f"{SAMPLE} not found: the benchmark tiles the real sample rows")
     with tempfile.TemporaryDirectory() as tmp:

@@ -20,7 +20,7 @@ import subprocess
 import sys
 import tempfile
 
-from timing import reference_and_ours
+from timing import parse_args, reference_and_ours
 
 BUILD = r"""
 import sys
@@ -62,7 +62,7 @@ def main() -> None:
     ap.add_argument("--points", type=int, default=8000)
     ap.add_argument("--files", type=int, default=50)
     ap.add_argument("--group-points", type=int, default=4_000_000, help="points per group of jobs (the rule's 4 M)")
-    args = ap.parse_args()
+    args = parse_args(ap)
     import polars as pl
 
     with tempfile.TemporaryDirectory() as tmp:

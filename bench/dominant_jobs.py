@@ -21,7 +21,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from timing import child
+from timing import child, parse_args
 
 BUILD = r"""
 import sys
@@ -82,7 +82,7 @@ def main() -> None:
     ap.add_argument("--jobs-per-window", type=int, default=4150)
     ap.add_argument("--windows", type=int, default=8352)
     ap.add_argument("--repeat", type=int, default=3)
-    args = ap.parse_args()
+    args = parse_args(ap)
     with tempfile.TemporaryDirectory() as tmp:
         path = str(Path(tmp) / "job_windows.parquet")
         rows = subprocess.run([sys.executable, "-c", BUILD, str(args.jobs_per_window), str(args.windows), path],

@@ -137,7 +137,7 @@ def main() -> None:
     ap.add_argument("--threads", type=int, nargs="+", default=[1, 2], help="POLARS_MAX_THREADS values to run at")
     ap.add_argument("--buckets", type=int, default=256, help="reduce buckets (256 at the paper scale)")
     ap.add_argument("--keep", type=Path, help="build the shard here (reused if it exists)")
-    args = ap.parse_args()
+    args = timing.parse_args(ap)
     os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [sys.path[0], os.environ.get("PYTHONPATH")]))
     with tempfile.TemporaryDirectory() as tmp:
         shard = args.keep or Path(tmp) / "instance_usage-000000000000.json.gz"

@@ -23,7 +23,7 @@ import subprocess
 import sys
 import tempfile
 
-from timing import reference_and_ours
+from timing import parse_args, reference_and_ours
 
 BUILD = r"""
 import sys
@@ -64,7 +64,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--tasks", type=int, default=800_000)
     ap.add_argument("--n-init", type=int, default=10)
-    args = ap.parse_args()
+    args = parse_args(ap)
     import numpy as np
 
     with tempfile.TemporaryDirectory() as tmp:

@@ -30,7 +30,7 @@ import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "workflow"))
 from paper_scale import FULL_SHARDS, REPO, snakemake  # noqa: E402
-from timing import best_of  # noqa: E402
+from timing import best_of, parse_args  # noqa: E402
 
 from colocate import io  # noqa: E402
 
@@ -83,7 +83,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--shards", type=int, default=20, help="shards of each event table (a multiple of 10)")
     ap.add_argument("--workdir", type=Path, default=None, help="kept afterwards (default: a temporary one, removed)")
-    args = ap.parse_args()
+    args = parse_args(ap)
     wd = args.workdir or Path(tempfile.mkdtemp(prefix="map-batches-"))
     shutil.rmtree(wd, ignore_errors=True)
     wd.mkdir(parents=True)

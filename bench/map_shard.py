@@ -87,7 +87,7 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--buckets", type=int, default=256, help="reduce buckets (256 at the paper scale)")
     ap.add_argument("--keep", type=Path, help="build the shard here (reused if it exists)")
-    args = ap.parse_args()
+    args = timing.parse_args(ap)
     if not SAMPLE.exists():
         sys.exit(f"{SAMPLE} not found: the benchmark tiles the real sample rows")
     with tempfile.TemporaryDirectory() as tmp:

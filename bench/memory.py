@@ -26,6 +26,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from paper_scale import Job, Rule, parse_jobs, read_benchmark, snakemake  # noqa: E402
+from timing import parse_args  # noqa: E402
 
 
 
@@ -75,7 +76,7 @@ def main() -> None:
     ap.add_argument("workdirs", type=Path, nargs="+", help="finished runs' working directories (each with its results/ and config.yaml)")
     ap.add_argument("--markdown", type=Path, help="also write the table here")
     ap.add_argument("--strict", action="store_true", help="exit 1 if a judged peak is outside [1, 2]× its declaration")
-    args = ap.parse_args()
+    args = parse_args(ap)
     rows: dict[str, list[tuple[str, Job, float, float]]] = defaultdict(list)
     for wd in args.workdirs:
         if not (wd / "results").is_dir():  # e.g. results/<run> given: snakemake -n needs the run's working directory

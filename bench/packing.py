@@ -39,7 +39,7 @@ from threadpoolctl import threadpool_limits
 from colocate.scheduling import fit_tests as ft
 from colocate.scheduling import packing as pk
 from colocate.scheduling import packing_grid as pg
-from timing import best_of
+from timing import best_of, parse_args
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -102,7 +102,7 @@ def main() -> None:
     ap.add_argument("--cores", type=int, default=2)
     ap.add_argument("--repeat", type=int, default=21)
     ap.add_argument("--startup", type=float, default=2.0, help="seconds of start-up per job (interpreter, imports)")
-    args = ap.parse_args()
+    args = parse_args(ap)
     n, r = args.tasks, args.realizations
 
     t = time.perf_counter()

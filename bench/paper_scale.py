@@ -419,6 +419,8 @@ def gzip_seconds(paths: list[Path]) -> float:
 
 
 def main() -> None:
+    from timing import parse_args
+
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--shards", type=int, default=8, help="task_usage shards of real size in the slice (default 8)")
     ap.add_argument("--workdir", type=Path, required=True)
@@ -427,7 +429,7 @@ def main() -> None:
     ap.add_argument("--reuse", action="store_true", help="report on the finished run in --workdir (its own shards)")
     ap.add_argument("--baseline", type=Path, help="the workdir of a smaller slice's run: trace-sized rules are then "
                     "extrapolated along the line through both")
-    args = ap.parse_args()
+    args = parse_args(ap)
     if args.shards < 1:
         sys.exit("--shards must be ≥ 1")
     wd = args.workdir.resolve()

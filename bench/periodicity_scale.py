@@ -26,7 +26,7 @@ from pathlib import Path
 import polars as pl
 
 import finished_run
-from timing import reference_and_ours
+from timing import parse_args, reference_and_ours
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "workflow"))
 from colocate.analysis import periodicity as pe  # noqa: E402
@@ -56,7 +56,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("run", type=Path, help="a finished default run: results/<run>, or a working directory holding one run")
     ap.add_argument("--factor", type=int, help="copies of D (default: to 240.9 alive per window)")
-    args = ap.parse_args()
+    args = parse_args(ap)
     jobs_dir = finished_run.run_subdir(args.run, "jobs")
     dominant = pl.read_parquet(jobs_dir / "dominant_jobs.parquet")
     windows = pl.read_parquet(jobs_dir / "dominant_windows.parquet", columns=pe.WINDOW_COLUMNS)

@@ -19,6 +19,8 @@ import sys
 import time
 from pathlib import Path
 
+from timing import parse_args
+
 REPO = Path(__file__).resolve().parents[1]
 
 
@@ -47,7 +49,7 @@ def main() -> None:
     ap.add_argument("--from-clean", action="store_true", help="delete the workdir and run the whole pipeline first")
     ap.add_argument("--scale", default="default")
     ap.add_argument("--cores", type=int, default=2)
-    args = ap.parse_args()
+    args = parse_args(ap)
     common = ["-s", str(REPO / "Snakefile"), "-d", str(args.workdir), "--configfile", str(REPO / "config.yaml"),
               "--config", f"scale={args.scale}"]
     startup, _ = run(["--version"], REPO)

@@ -30,7 +30,7 @@ import time  # noqa: E402
 import numpy as np  # noqa: E402
 
 from colocate.scheduling import placement as P# noqa: E402
-from timing import best_of  # noqa: E402
+from timing import best_of, parse_args  # noqa: E402
 from colocate.scheduling.placement_workload import Experiment  # noqa: E402
 
 TABLE_I = {
@@ -128,7 +128,7 @@ def optimisers(repeat: int) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=3)
-    args = ap.parse_args()
+    args = parse_args(ap)
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
     moments(args.repeat)

@@ -23,7 +23,7 @@ import argparse
 import hashlib
 import tempfile
 
-from timing import reference_and_ours
+from timing import parse_args, reference_and_ours
 
 CHILD = r"""
 import glob, sys, time
@@ -57,7 +57,7 @@ def main() -> None:
     ap.add_argument("reduce", help="a directory of bucket-*/series.parquet")
     ap.add_argument("--tasks", type=int, default=100_000)
     ap.add_argument("--realizations", type=int, default=10_000)
-    args = ap.parse_args()
+    args = parse_args(ap)
     import polars as pl
 
     with tempfile.TemporaryDirectory(dir="/tmp") as tmp:

@@ -2,11 +2,31 @@
 
 from __future__ import annotations
 
+import argparse
 import subprocess
 import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+
+
+def parse_args(ap: argparse.ArgumentParser,
+               plan: Callable[[argparse.Namespace], None] | None = None) -> argparse.Namespace:
+    """``ap.parse_args()``, with ``--dry-run``: parse the command line (an unknown or renamed option fails as it
+    would in a real run; abbreviations are refused, so a renamed option is not silently matched by its old prefix),
+    print what was parsed (and ``plan(args)``) and exit 0 without measuring anything. The docs' tests run every
+    benchmark command the docs show so (tests/test_bench_commands.py)."""
+    ap.allow_abbrev = False
+    ap.add_argument("--dry-run", action="store_true",
+                    help="parse the options, print them and exit without measuring (what the docs' tests run)")
+    args = ap.parse_args()
+    if args.dry_run:
+        shown = {k: str(v) if isinstance(v, Path) else v for k, v in vars(args).items() if k != "dry_run"}
+        print(f"{ap.prog} (dry run): {shown}")
+        if plan:
+            plan(args)
+        sys.exit(0)
+    return args
 
 
 def best_of(fn: Callable[[], object], repeat: int, warmup: bool = True) -> float:

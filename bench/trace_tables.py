@@ -27,7 +27,7 @@ import subprocess
 import sys
 import tempfile
 
-from timing import child
+from timing import child, parse_args
 
 BUILD = r"""
 import sys
@@ -120,7 +120,7 @@ def main() -> None:
     ap.add_argument("--shards", type=int, default=500)
     ap.add_argument("--records", type=int, default=100_000_000)
     ap.add_argument("--repeat", type=int, default=1)
-    args = ap.parse_args()
+    args = parse_args(ap)
     with tempfile.TemporaryDirectory() as tmp:
         built = subprocess.run([sys.executable, "-c", BUILD, str(args.tasks), str(args.jobs), str(args.pieces_per_task),
                                 str(args.buckets), str(args.shards), tmp, str(args.records)],

@@ -1,29 +1,11 @@
 """Characterisation of instantaneous CPU usage: Janus & Rzadca (2017) §3.
 
-Notation of the paper: ``T_i`` records of task ``i``, its instantaneous
-("inst", the trace's *sampled CPU usage*) values ``x_i(t)`` and 5-minute
-averages ("avg", *CPU rate*) ``y_i(t)``; ``X_i`` is the empirical
-distribution of ``x_i(1..T_i)``. Analyses, in the paper's order:
+Fig 1 (sampling validation), Figs 2–3 (variability), §3.4 (time invariance), Fig 4 (typical distributions) and
+Fig 5, Table 1, Fig 6 (total usage), in the paper's notation: ``x_i(t)`` a task's inst values, ``y_i(t)`` its avg.
+Every function is pure (arrays and DataFrames in and out, every draw from the ``numpy.random.Generator`` it is
+given); a task's records are one flat array per quantity plus ``offsets`` (:func:`series_blocks`).
 
-* **Fig 1, sampling validation (§3.2)** — :func:`sampling_differences`,
-  :func:`box_statistics`: ``(ȳ_i − x̄_i^(k)) / ȳ_i`` for k random inst records.
-* **Figs 2–3, variability (§3.3)** — :func:`std_summary`,
-  :func:`std_trend_lines`, :func:`trend_bands`, :func:`std_heatmaps`: per-task
-  std of inst and avg against the mean, with OLS trend lines (statsmodels).
-* **§3.4, time invariance** — :func:`window_ks`, :func:`rejection_shares`:
-  two random windows of Δ consecutive records, two-sample K-S (scipy).
-* **Fig 4, typical distributions (§3.5)** — :func:`kmeans_histograms`,
-  :func:`cluster_shares`, :func:`elbow`: k-means (scikit-learn) on the
-  100-bin inst histograms.
-* **Fig 5, Table 1, Fig 6, total usage (§3.6)** — :func:`sample_sets`,
-  :func:`set_totals`, :func:`total_usage_samples`, :func:`normality_table`,
-  :func:`percentile_differences`: sums of random sets of tasks'
-  realizations, Anderson–Darling (scipy) and Gaussian percentiles.
-
-Every function is pure: arrays and DataFrames in, arrays and DataFrames out;
-every random draw comes from the ``numpy.random.Generator`` it is given.
-A task's records are passed as one flat array per quantity plus ``offsets``
-(task ``j`` owns ``values[offsets[j]:offsets[j + 1]]``), see :func:`series_blocks`.
+Method (the notation, the functions by figure): docs/methods.md#characterisation-of-instantaneous-usage.
 """
 
 from __future__ import annotations

@@ -1,30 +1,11 @@
 """Stochastic bin packing of tasks' CPU usage (Janus & Rzadca §4–5; Unuvar et al. §III).
 
-An *instance* is a realization matrix ``x[i][t]`` (N tasks × R realizations,
-Janus §5.1). The R columns are split into the observation set O and the
-evaluation set E by the clairvoyance level (:func:`split_realizations`);
-per-task statistics over O (:class:`~colocate.scheduling.fit_tests.TaskStats`)
-drive the packing, and the frequency q of capacity violations is measured on E
-(:func:`evaluate`).
+An instance is a realization matrix (N tasks × R realizations, Janus §5.1) whose columns are split into an
+observation set, which drives the packing, and an evaluation set, on which the frequency q of capacity violations
+is measured. A fit test (:mod:`colocate.scheduling.fit_tests`) says whether a task fits a bin, an
+:class:`Algorithm` (:class:`FirstFit`, :class:`BestFit`) which bin; :func:`run` is one experiment cell.
 
-Three concepts, one protocol each:
-
-* :class:`~colocate.scheduling.fit_tests.FitTest` — *does task k fit bin j?*
-  GPA (Janus & Rzadca §4, Algorithm 1), Cantelli, av, perc (Janus §5.1), Beta
-  (Unuvar §III) and Bashir et al.'s peak predictors, with the per-task
-  statistics they read: :mod:`colocate.scheduling.fit_tests`.
-* :class:`Algorithm` — *which of the bins that fit?* :class:`FirstFit` and
-  :class:`BestFit` (Janus §4); :func:`pack` runs either over any fit test, and
-  :func:`rebalance` is the post-pass of Janus §4.
-* evaluation — :func:`machine_totals` (one sparse product), :func:`evaluate`
-  (m_abs, m_norm, m, q, per-machine q, mean utilisation; Janus §5.1);
-  :func:`observe` and :func:`run` put the pieces together for one experiment
-  cell (statistics from inst or avg over O, q on inst over E).
-
-Conventions. A task that does not fit even an empty bin (e.g. mean above the
-capacity, possible for c < 1; Janus §5.4) is placed alone on a new machine,
-as Algorithm 1 does (``FindBin`` opens machine m+1 unconditionally); such
-tasks are listed in :attr:`Packing.oversized`, and nothing else fits with them.
+Method (the three concepts, the evaluation, a task too large for any bin): docs/methods.md#stochastic-bin-packing.
 """
 
 from __future__ import annotations

@@ -1,24 +1,11 @@
 """Placement simulator: Pack, Spread, XBalance and Adaptive Bin Packing (Tantawi & Steinder).
 
-The cloud placement problem of Tantawi & Steinder §II: N nodes with R resources each, capacities
-``c`` (N × R), allocations ``g`` and availability ``a = c − g``. A request with demand ``d`` (R,) is
-placed on one node ``n`` that satisfies the feasibility constraint ψ: ``a⁺(n; d) = a_n − d ≥ 0``
-(eq. 1), chosen by minimising a policy's objective φ(n; d, a) (problem 2); with no feasible node
-the request is rejected (lost).
+A request goes to one node that can hold it (eq. 1), chosen by minimising a policy's objective (problem 2), or is
+rejected. :class:`ClusterState` makes the cluster's utilisation moments after a tentative placement cost O(R²) per
+candidate, not O(N·R²) (§III-A); :class:`PlacementPolicy` and :class:`Optimiser` are the protocols of the
+objectives and of their solvers; :func:`simulate` runs a stream of requests through a policy.
 
-* :class:`ClusterState` keeps the utilisation ``u = g / c`` and its column sums, so that the
-  cluster mean μ^sys(n) and covariance Σ^sys(n) of ``u`` across nodes *after a tentative placement
-  on node n* cost O(R²) per candidate (§III-A), not O(N·R²).
-* :class:`PlacementPolicy` is the protocol of the objectives: :class:`Pack` / :class:`Spread` on a
-  prime resource (Pack_r, Spread_r, §II-B/C), :class:`PackDist` / :class:`SpreadDist` (‖u_n‖ after
-  placement), :class:`XBalance` (wᵀσ(n; d), §II-D) and :class:`ABP` ((γ^sys(n) − γ^dem(t))², eq. 4).
-* :class:`Optimiser` is the protocol of the solvers of problem 2/4: :class:`Exhaustive` (exact
-  argmin over the feasible nodes) and :class:`BiasedSampling` (BSA, Tantawi ICAC 2016).
-* :func:`simulate` runs a stream of requests (arrivals, demands, lifetimes) through a policy and
-  returns the per-request log, the event log and an optional snapshot of the cluster.
-
-Statistics across nodes are population moments (divide by N), as "the average and standard
-deviation of the utilization across the cluster" of §II.
+Method (the problem, the policies, the solvers, the statistics): docs/methods.md#placement-simulator.
 """
 
 from __future__ import annotations

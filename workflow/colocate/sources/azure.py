@@ -2,23 +2,11 @@
 contract's tables, and the sources (a download, the shipped sample, a local copy in the dataset's layout).
 
 A VM is the contract's entity, its deployment its group; its usage and request are shares of a host of
-``azure.placement.host_cores`` cores (the source's normaliser). The traces record no priorities, jobs, machines
-or memory usage, and only each VM's 5-minute minimum, mean and maximum, not an instantaneous sample.
+``azure.placement.host_cores`` cores. The traces record no priorities, jobs, machines or memory usage, and only each
+VM's 5-minute minimum, mean and maximum. A row that does not parse is a :class:`~colocate.trace.TraceFormatError`
+naming the file and line.
 
-Both versions ship headerless, gzip-compressed CSV with CRLF line endings:
-
-- ``vm_cpu_readings-file-N-of-M.csv.gz``: one row per VM and 5-minute slot: timestamp (seconds from the trace
-  start, a multiple of 300), vmid (hashed), min, max and avg CPU % over the slot;
-- ``vmtable.csv.gz``: one row per VM: vmid, subscriptionid, deploymentid, vmcreated, vmdeleted (seconds),
-  maxcpu, avgcpu, p95maxcpu (CPU %), vmcategory, vmcorecount, vmmemory.
-
-What differs between the versions is read as it is: V1 spells a category "Unkown" (kept in ``vmcategory``;
-``category`` spells it "Unknown"), V1 gives cores as an integer and memory in GB (0.75, 1.75, 56, …), V2 gives
-both as buckets ("2", ">24", ">64"), so ``vmcorecount`` and ``vmmemory`` stay strings. A row that does not
-parse is a :class:`~colocate.trace.TraceFormatError` naming the file and line.
-
-The vmtable's CPU columns are statistics of the readings: avgcpu is the mean of avg, maxcpu the maximum of
-max, p95maxcpu the 95th percentile of max (the higher neighbour). :func:`vm_summary` recomputes them.
+The files, what differs between V1 and V2, the vmtable's statistics: docs/methods.md#azure-vm-traces.
 """
 from __future__ import annotations
 

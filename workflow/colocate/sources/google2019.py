@@ -2,22 +2,11 @@
 the source contract's tables, a writer of the 2019 format (the synthetic model's trace in it), and the sources: the
 synthetic model in the 2019 format, a download of one cell, a local copy.
 
-Every table is JSON lines, one object per line (``<table>-<12-digit shard>.json.gz``), as BigQuery exports it
-(``workflow/data/google-2019-reference/``: the schema, ``clusterdata_trace_format_v3.proto``, and real rows):
+Every table is JSON lines as BigQuery exports it (``workflow/data/google-2019-reference/``: the schema and real
+rows); a line that does not follow it is a :class:`~colocate.sources.contract.TraceFormatError` naming the file and
+line. :func:`priority_class` maps the 2019 priorities to the papers' classes.
 
-- INT64 fields are quoted strings (``"start_time":"1838400000000"``), floats bare numbers;
-- records are nested objects (``average_usage: {cpus, memory}``), repeated fields arrays;
-- NULL fields are absent (``random_sample_usage`` has only ``cpus``);
-- times are µs since the trace start (600 s = 1 May 2019 00:00 PDT); shards are not time-ordered.
-
-``instance_usage``'s ``cpu_usage_distribution`` holds 11 values (the 0th, 10th, …, 100th percentiles of the 1-s
-samples of the window; the proto's comment says 10) and ``tail_cpu_usage_distribution`` 9 (91st–99th). A line that
-does not parse, a quoted integer that is not one, a float that is not a number, or a distribution of another length
-is a :class:`~colocate.sources.contract.TraceFormatError` naming the file and line; fields beyond the proto's are not
-read.
-
-Priorities run 0–450 in tiers (free ≤ 99, best-effort batch 110–115, mid-tier 116–119, production 120–359,
-monitoring ≥ 360): :func:`priority_class` maps them to the papers' classes (:data:`PRIORITY_TIERS`).
+The format, the usage distributions and the priority tiers: docs/methods.md#google-2019-trace.
 """
 
 from __future__ import annotations

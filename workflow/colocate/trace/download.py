@@ -1,26 +1,12 @@
 """Download of the public Google cluster trace 2011 bucket: SHA-256 verified and resumable.
 
-The bucket (its URL is the config key ``trace.url``) holds one
-directory per table with ``part-NNNNN-of-00500.csv.gz`` shards (single-file
-tables: ``part-00000-of-00001.csv.gz``), plus ``schema.csv`` and a ``SHA256SUM``
-manifest at its root.
+:func:`download` streams one object to ``<dest>.part``, resumes a dropped transfer, verifies the bytes (against the
+bucket's ``SHA256SUM`` manifest, or the hashes Google Cloud Storage sends) and only then renames the file, so a file
+under its final name is always complete and verified. :func:`verify_tree` checks a copy the user holds. Only
+``https://`` is fetched (the manifest is trusted through TLS alone), and ``http://`` to a loopback address for the
+offline tests (:func:`check_url`).
 
-:func:`download` streams one object to ``<dest>.part``, resumes a dropped
-transfer with an HTTP ``Range`` request, verifies the SHA-256 (computed while
-streaming) and only then renames the ``.part`` to ``dest``, so a file under its
-final name is always complete and verified. :func:`verify_tree` checks a
-directory the user already holds (``trace.source: local``) against the manifest.
-
-Objects without a published SHA-256 (the Google 2019 trace, one Google Cloud Storage object per shard) are
-verified with ``download(url, dest, None, server_hashes=True)`` against the CRC32C (and MD5, absent for
-composite objects) that GCS sends with every response, 200 or 206, in its ``x-goog-hash`` header
-(:func:`parse_goog_hash`). The hashes verified are recorded beside the file in ``<dest>.x-goog-hash``, so a
-later call trusts a present ``dest`` only after re-checking its bytes against them.
-
-Every URL (and every redirect) must be ``https://``: the ``SHA256SUM`` manifest that the shards are
-verified against is itself trusted only through TLS. Plain ``http://`` is allowed only to a loopback
-address (127.0.0.1, localhost, ::1: the offline tests' server); ``file://`` and other schemes are
-rejected (:func:`check_url`).
+The bucket, the server's hashes, resumption and retries: docs/methods.md#downloads.
 """
 
 from __future__ import annotations

@@ -1,24 +1,11 @@
 """Trust on first download: a lock file pinning the SHA-256 and size of each downloaded trace file.
 
-Some public traces are published without checksums (no ``SHA256SUM`` manifest as the Google
-bucket has, see :mod:`colocate.trace.download`), so the bytes of a first download cannot be checked against
-anything the publisher signed. Their integrity is checked instead by reading them: the caller's ``verify``
-decompresses the gzip stream to its end (its CRC-32 and length trailer catch truncation and corruption) and
-checks every row against the schema (a :class:`~colocate.trace.TraceFormatError` names file:line). The first
-bytes that pass are then pinned in a lock file, and every later download must reproduce them exactly: a file
-changed on the server, a truncated mirror or a tampered copy is refused with :class:`LockMismatch` instead of
-silently changing the results.
-
-The lock file is a TSV (tab-separated, UTF-8) with the header ``relpath sha256 size`` and one line per file, sorted by
-relpath::
-
-    relpath<TAB>sha256<TAB>size
-    vm_cpu_readings-file-1-of-125.csv.gz<TAB>3f0c…e1<TAB>90112345
-
-It is rewritten atomically (a temporary file in the same directory, then :func:`os.replace`), under an exclusive
-:func:`fcntl.flock` on the sidecar ``<lock>.flock``, so concurrent Snakemake jobs recording different files never
-lose each other's entries, and a reader never sees a half-written file. To accept a new version of a file (after
+Some public traces are published without checksums, so the bytes of a first download are checked by reading them
+(the caller's ``verify``) and then pinned here: every later download must reproduce them exactly, or is refused
+with :class:`LockMismatch`, instead of silently changing the results. To accept a new version of a file (after
 checking why it changed), delete its line from the lock file and run again.
+
+The check, the file's format and its locked, atomic rewrite: docs/methods.md#download-lock.
 """
 
 from __future__ import annotations
