@@ -128,6 +128,7 @@ HELLO_SCHEMA = {
 }
 
 
+@pytest.mark.slow  # two Snakemake dry runs of a copy of the project
 def test_a_new_stage_needs_no_include_line_and_no_schema_reference(tmp_path):
     """rules/<stage>.smk is included and schemas/<stage>.schema.yaml is its config section, found by name."""
     import subprocess
