@@ -626,6 +626,7 @@ def test_job_sizes_are_lognormal_with_table2_sigma(params, tiny):
         assert abs(x.mean() - (mu + math.log(params.job_size_scale))) < 0.35, (cls, x.mean())
 
 
+@pytest.mark.slow  # 10,000 jobs and an EM fit with several starts
 def test_job_size_mixture_is_recovered_at_a_larger_size():
     """Beaumont Table 2's gratis mixture (0.68 N(1.79, 1.68) + 0.32 N(1.23, 0.41)), refitted from the trace.
 
