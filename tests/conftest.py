@@ -28,6 +28,13 @@ def pytest_xdist_auto_num_workers(config) -> int:
     return min(cpus, 4) if cpus > 1 else 0
 
 
+def pytest_collection_modifyitems(config, items) -> None:
+    """Every ``workflow`` and ``study`` test is ``slow`` too: the unit tier is ``-m "not slow"`` alone."""
+    for item in items:
+        if item.get_closest_marker("workflow") or item.get_closest_marker("study"):
+            item.add_marker(pytest.mark.slow)
+
+
 @pytest.fixture(scope="session")
 def tiny_run(tmp_path_factory) -> Path:
     """The whole default DAG at the tiny scale, run once per test session.

@@ -35,6 +35,7 @@ def test_several_runs_or_none_are_named(tmp_path):
         finished_run.run_subdir(wd / "elsewhere", "jobs")
 
 
+@pytest.mark.slow  # runs each script
 @pytest.mark.parametrize("script, args, message", [
     ("bench/periodicity_scale.py", [], "neither jobs/ nor results/*/jobs/: not a finished run"),
     ("studies/machine_totals.py", [], "no such directory (give a finished run's directory, results/<run>)"),
@@ -47,6 +48,7 @@ def test_a_missing_run_is_a_clear_error_not_a_traceback(tmp_path, script, args, 
     assert message in res.stderr and "Traceback" not in res.stderr
 
 
+@pytest.mark.slow  # runs the benchmarks and a study on a constructed run
 def test_a_run_too_short_for_the_scripts_says_so(tmp_path):
     """One 5-minute window (the shipped sample's task_usage): periodicity_scale has no job running the whole trace
     to decompose, and unuvar_sets --tasks all no 500 windows to observe; each says so and exits 0."""

@@ -6,11 +6,14 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
 from colocate.sources import google2019 as g
 from wfutil import REPO
 
 sys.path.insert(0, str(REPO / "bench"))
 import google2019_map  # noqa: E402
+
+pytestmark = pytest.mark.slow  # builds the benchmark's shards and runs the benchmark
 
 
 def test_the_shard_tiles_the_models_lines_over_fresh_ids_and_later_windows(tmp_path):

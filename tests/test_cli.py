@@ -336,6 +336,7 @@ def test_readme_commands_are_found():
     ]
 
 
+@pytest.mark.slow  # runs snakemake --version in shells
 def test_a_bare_command_runs_only_after_the_stated_activation(tmp_path):
     """The check bites: in the tests' shell (PATH without the venv) a bare ``snakemake`` is not found, and the
     activation the README states finds the venv's; a page that shows a bare command without stating the activation
@@ -441,6 +442,7 @@ def _shell_command(activation: str | None, head: str, args: list[str], workdir: 
     return f"{activation}\n{run}" if activation else run
 
 
+@pytest.mark.slow  # each a Snakemake dry run
 @pytest.mark.parametrize(
     "activation, head, argv",
     [pytest.param(a, h, c, marks=_slow(c), id=f"{'activated: ' if a else ''}{h} {' '.join(c)}") for a, h, c in _COMMANDS],
@@ -533,6 +535,7 @@ def test_report_path_names_its_run():
     assert config_for("local-data", default, sources, scales).startswith("--config run=local-data and")
 
 
+@pytest.mark.slow  # two Snakemake starts
 @pytest.mark.parametrize("activation, head, argv", [r for r in _REPORTS if "--config" in r[2]], ids=lambda x: str(x))
 def test_a_report_of_another_run_is_refused_naming_both_runs(tmp_path, activation, head, argv):
     """The documented report of another run, in a checkout (default config): without its ``--config`` it stops before
@@ -617,6 +620,7 @@ def test_profiles_live_where_snakemake_looks():
     assert "workflow/profiles" not in text and "--workflow-profile profiles/slurm" in text
 
 
+@pytest.mark.slow  # two Snakemake starts and a job
 def test_default_profile_is_picked_up_beside_the_snakefile(tmp_path):
     """Run from another directory with -s, as the tests do: the profile beside the Snakefile applies.
 
@@ -828,6 +832,7 @@ def test_failed_rename_leaves_no_tmp(tmp_path, monkeypatch):
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.slow  # a Snakemake start each
 @pytest.mark.parametrize(
     "url", ["file:///data/clusterdata-2011-2", "http://storage.googleapis.com/clusterdata-2011-2", "gs://clusterdata-2011-2"]
 )

@@ -1013,6 +1013,7 @@ def test_admission_trace_replicates_are_seeded_sets():
     assert (res.table["rejection"][0] >= res.table["rejection"][1])  # a tighter bound rejects at least as much
 
 
+@pytest.mark.slow  # two admission runs of 6,000 arrivals
 def test_admission_run_reproduces_the_shape_of_table_viii():
     x, _ = random_instance(8, 60, 400, 0.02)
     lifetimes = np.random.default_rng(8).integers(24, 200, 60)
@@ -1081,6 +1082,7 @@ def test_admission_measurements_name_the_claim_of_their_reading_and_epsilon():
     assert rows["note"][1] == "Table VIII (sets of the trace, independent μ and σ)"
 
 
+@pytest.mark.slow  # six admission runs of 3,000 arrivals
 def test_admission_replicates_are_independent_streams_summarised_by_mean_and_range():
     """Replicate r is the stream of ``seed``'s r-th child (nested: more replicates keep the first ones); Table VIII is
     their mean with min and max, and the utilisation is replicate 0's."""

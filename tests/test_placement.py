@@ -347,6 +347,7 @@ def test_ewma_of_a_cyclic_mix_converges_to_the_analytic_moments():
     assert np.abs(s.cov - sigma).max() < 3 * alpha
 
 
+@pytest.mark.slow  # 200 streams of 3,000 updates
 def test_ewma_of_a_random_stationary_mix_is_unbiased_with_the_predicted_spread():
     """Uniform random types: the EWMA at a fixed time has mean μ and variance α/(2−α)·Var(v); over 200
     independent streams its average is within 4 standard errors and its spread matches (F-ratio band)."""

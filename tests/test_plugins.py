@@ -256,6 +256,7 @@ def test_readme_plugin_run_packs_with_hoeffding_and_reruns_when_it_changes(tmp_p
     assert planned_rules(tmp_path, *args, env=env) == {"packing_setting", "packing_table", "packing_figures"}
 
 
+@pytest.mark.slow  # two Snakemake dry runs
 def test_a_bad_plugin_stops_the_run_at_start_up_naming_its_key(tmp_path):
     assert_config_rejected(tmp_path, "packing.estimators.nosuchmodule:Fit: cannot import module 'nosuchmodule'",
                            packing={"estimators": {"GPA": [0.1], "nosuchmodule:Fit": [0.1]}, "sections": {"5.2": {}}})

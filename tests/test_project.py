@@ -44,6 +44,29 @@ def test_ci_runs_the_readme_test_command():
     assert test_cmd.strip() in (REPO / ".ci" / "run").read_text()
 
 
+def test_the_documented_test_tiers_select_declared_markers():
+    """The README's and the docs' ``python -m pytest -m EXPR`` commands name only markers pyproject.toml declares (an
+    unknown name in ``-m`` selects nothing, silently), and both the README and Getting started show the unit tier."""
+    import shlex
+
+    from wfutil import doc_files, snippets_at
+
+    options = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["pytest"]["ini_options"]
+    declared = {m.split(":")[0] for m in options["markers"]}
+    shown = set()
+    for page in doc_files():
+        for _, code in snippets_at(page.read_text()):
+            try:
+                words = shlex.split(code)
+            except ValueError:
+                continue
+            if words[:3] == ["python", "-m", "pytest"] and "-m" in words[3:]:
+                expr = words[words.index("-m", 3) + 1]
+                assert set(re.findall(r"\w+", expr)) - {"not", "and", "or"} <= declared, (page.name, code)
+                shown.add((page.name, expr))
+    assert {("README.md", "not slow"), ("getting-started.md", "not slow")} <= shown, shown
+
+
 def test_every_rule_declares_log_benchmark_threads_resources_conda():
     for smk in (REPO / "workflow" / "rules").glob("*.smk"):
         text = smk.read_text()
@@ -128,6 +151,7 @@ HELLO_SCHEMA = {
 }
 
 
+@pytest.mark.slow  # two Snakemake dry runs of a copy of the project
 def test_a_new_stage_needs_no_include_line_and_no_schema_reference(tmp_path):
     """rules/<stage>.smk is included and schemas/<stage>.schema.yaml is its config section, found by name."""
     import subprocess

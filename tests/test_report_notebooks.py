@@ -144,6 +144,7 @@ def test_the_interpreter_s_bin_directory_goes_first_on_path_once():
     assert interpreter_bin_first(empty, "/opt/venv/bin/python") == "/opt/venv/bin" and empty["PATH"] == "/opt/venv/bin"
 
 
+@pytest.mark.slow  # two nbconvert runs, each starting a Jupyter kernel
 def test_the_projects_jupyter_config_goes_first_once_and_its_kernels_run_without_the_tcp_warning(tmp_path):
     """ipykernel warns "Kernel is running over TCP without encryption" on every notebook of every run; with the
     project's nbconvert config first on JUPYTER_CONFIG_PATH the kernel runs over IPC and says nothing."""

@@ -499,6 +499,7 @@ def test_ks_rejects_time_invariance_for_about_30_percent(tiny, long_tiny, delta)
     assert abs(shares[delta] - shares[12]) <= 3 * math.hypot(ses[12], ses[delta]) + 0.05, (shares, ses)
 
 
+@pytest.mark.slow  # 80 random sets per N of a 6-day trace, each tested over 10,000 realizations
 def test_sums_of_long_tasks_become_gaussian_as_n_grows():
     """Janus Table 1: A-D (5%) rejects normality of the sum of N long tasks' R = 10,000 realizations less often as N
     grows (paper: 0.991 at N = 10, 0.493 at N = 100, 0.087 at N = 500).
@@ -625,6 +626,7 @@ def test_job_sizes_are_lognormal_with_table2_sigma(params, tiny):
         assert abs(x.mean() - (mu + math.log(params.job_size_scale))) < 0.35, (cls, x.mean())
 
 
+@pytest.mark.slow  # 10,000 jobs and an EM fit with several starts
 def test_job_size_mixture_is_recovered_at_a_larger_size():
     """Beaumont Table 2's gratis mixture (0.68 N(1.79, 1.68) + 0.32 N(1.23, 0.41)), refitted from the trace.
 
@@ -968,6 +970,7 @@ def test_job_workload_split_keeps_the_job_total_while_tasks_come_and_go():
     assert total == pytest.approx([wbar] * 10)
 
 
+@pytest.mark.slow  # four 6-day traces
 @pytest.mark.parametrize(("sigma", "balanced"), [(0.15, True), (0.6, False)])
 @pytest.mark.parametrize("seed", [1, 2])
 def test_production_balance_follows_production_task_balance_sigma(seed, sigma, balanced):
