@@ -19,6 +19,8 @@ import pytest
 
 from wfutil import REPO, doc_files, page_activation, shell, snippets_at, venv_checkout
 
+pytestmark = pytest.mark.slow  # each test starts a benchmark
+
 #: A benchmark command as the docs write it: ``python bench/NAME.py …`` (a chain's part, or an inline code span).
 BENCH = re.compile(r"^python3? bench/(\w+)\.py\b")
 

@@ -21,6 +21,8 @@ from snakemake.cli import parse_args
 
 from wfutil import REPO
 
+pytestmark = pytest.mark.slow  # Snakemake's parser loads every executor plug-in (and asks Slurm for its config)
+
 CONTAINERFILE = (REPO / "Containerfile").read_text()
 
 

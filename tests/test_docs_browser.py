@@ -32,7 +32,7 @@ import pytest
 from wfutil import REPO
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-pytestmark = [pytest.mark.browser,
+pytestmark = [pytest.mark.browser, pytest.mark.slow,
               pytest.mark.skipif(CHROMIUM is None, reason="headless Chromium is not installed (apt-get install chromium)")]
 
 #: First in <head>: record console errors, uncaught errors, failed resource loads and rejected promises.
