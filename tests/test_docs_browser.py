@@ -4,7 +4,7 @@ every <img> decodes, nothing is logged as an error and no resource fails to load
 leads to a page served with HTTP 200 (and, with a #fragment, to an element of that id there). Links to other hosts
 are listed, not fetched: Chromium resolves no host but 127.0.0.1, so the site must work offline.
 
-Skipped, saying why, where Chromium is absent (CI): ``apt-get install chromium`` provides it.
+Skipped, saying why, where Chromium is absent; ``.ci/run`` installs it (``apt-get install chromium``).
 """
 
 from __future__ import annotations
@@ -29,17 +29,11 @@ from urllib.parse import unquote, urldefrag, urlsplit
 
 import pytest
 
-from wfutil import REPO
+from wfutil import CHROMIUM, NO_CHROMIUM, RECORD_ERRORS, REPO
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 pytestmark = [pytest.mark.browser, pytest.mark.slow,
-              pytest.mark.skipif(CHROMIUM is None, reason="headless Chromium is not installed (apt-get install chromium)")]
+              pytest.mark.skipif(CHROMIUM is None, reason=NO_CHROMIUM)]
 
-#: First in <head>: record console errors, uncaught errors, failed resource loads and rejected promises.
-_RECORD = """<script>window.__errors=[];(function(){var e=console.error;console.error=function(){
-window.__errors.push(Array.from(arguments).join(' '));e.apply(console,arguments);};
-window.addEventListener('error',function(ev){window.__errors.push('error: '+(ev.message||(ev.target&&(ev.target.src||ev.target.href))||'?'));},true);
-window.addEventListener('unhandledrejection',function(ev){window.__errors.push('unhandled rejection: '+ev.reason);});})();</script>"""
 #: Last in <body>: once the page has loaded (and every <img> settled), report its H1, article text, images, links, ids.
 _PROBE = """<script>window.addEventListener('load',function(){setTimeout(async function(){
 var art=document.querySelector('article.md-content__inner')||document.querySelector('article');
@@ -62,7 +56,7 @@ _FLAGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--allow-file-acces
 
 
 def _instrument(text: str) -> str:
-    text = text.replace("<head>", "<head>" + _RECORD, 1)
+    text = text.replace("<head>", "<head>" + RECORD_ERRORS, 1)
     end = text.rfind("</body>")
     return text[:end] + _PROBE + text[end:]
 

@@ -1,7 +1,7 @@
 """The HTML report in a real browser: headless Chromium opens ``--report``'s file, every embedded image decodes,
 nothing is logged to the console, the app renders every category, and a screenshot is saved.
 
-Skipped, saying why, where Chromium is absent (CI): ``apt-get install chromium`` provides it.
+Skipped, saying why, where Chromium is absent; ``.ci/run`` installs it (``apt-get install chromium``).
 """
 
 from __future__ import annotations
@@ -17,17 +17,11 @@ from pathlib import Path
 import matplotlib.image
 import pytest
 
-from wfutil import snakemake
+from wfutil import CHROMIUM, NO_CHROMIUM, RECORD_ERRORS, snakemake
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 pytestmark = [pytest.mark.browser, pytest.mark.workflow,
-              pytest.mark.skipif(CHROMIUM is None, reason="headless Chromium is not installed (apt-get install chromium)")]
+              pytest.mark.skipif(CHROMIUM is None, reason=NO_CHROMIUM)]
 
-#: First in <head>: record console errors, uncaught errors, failed resource loads and rejected promises.
-_RECORD = """<script>window.__errors=[];(function(){var e=console.error;console.error=function(){
-window.__errors.push(Array.from(arguments).join(' '));e.apply(console,arguments);};
-window.addEventListener('error',function(ev){window.__errors.push('error: '+(ev.message||(ev.target&&(ev.target.src||ev.target.href))||'?'));},true);
-window.addEventListener('unhandledrejection',function(ev){window.__errors.push('unhandled rejection: '+ev.reason);});})();</script>"""
 #: Last in <body>: once the app has rendered, decode every embedded image the way an <img> does and report.
 _PROBE = """<script>window.addEventListener('load',function(){setTimeout(async function(){
 var out={images:{},errors:null,text:document.body.innerText,categories:Object.keys(categories)};
@@ -45,7 +39,7 @@ def _chromium(*args: str) -> subprocess.CompletedProcess:
 
 def browser_check(report: Path, work: Path) -> dict:
     """Open an instrumented copy of ``report`` in headless Chromium: image widths by path, errors, the page's text."""
-    text = report.read_text(errors="replace").replace("<head>", "<head>" + _RECORD, 1)
+    text = report.read_text(errors="replace").replace("<head>", "<head>" + RECORD_ERRORS, 1)
     end = text.rfind("</body>")
     probe = work / "probe.html"
     probe.write_text(text[:end] + _PROBE + text[end:])

@@ -287,3 +287,15 @@ def judged(rows):
     papers = claims.read_claims(sorted(PAPERS.glob("*.tsv")))
     causes = claims.read_causes(sorted((PAPERS / "causes").glob("*.md")))
     return pl.concat([frame for _, frame in claims.judge(measure.measurements(rows), papers, causes)])
+
+
+# ============================================================================ the browser tests (headless Chromium)
+#: Headless Chromium where it is installed (`apt-get install chromium`); the browser tests skip without it.
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+NO_CHROMIUM = "headless Chromium is not installed (apt-get install chromium)"
+
+#: First in <head>: record console errors, uncaught errors, failed resource loads and rejected promises.
+RECORD_ERRORS = """<script>window.__errors=[];(function(){var e=console.error;console.error=function(){
+window.__errors.push(Array.from(arguments).join(' '));e.apply(console,arguments);};
+window.addEventListener('error',function(ev){window.__errors.push('error: '+(ev.message||(ev.target&&(ev.target.src||ev.target.href))||'?'));},true);
+window.addEventListener('unhandledrejection',function(ev){window.__errors.push('unhandled rejection: '+ev.reason);});})();</script>"""
